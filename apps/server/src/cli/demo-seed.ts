@@ -1,0 +1,105 @@
+import type { GitHubSimulator } from 'zekt-github-sim';
+import type { Store } from '../store/store.js';
+import { createTokenForLogin } from './token.js';
+
+/**
+ * The demo `zekt dev` sets up, through the same paths a real user takes: the simulator installs
+ * the App on two organisations (GitHub sends `installation.created`), and the management API
+ * enables the provider repository, whitelists its workflow, publishes a service, and subscribes
+ * the consumer.
+ */
+export const DEMO = {
+  provider: {
+    account: 'acme',
+    user: 'alice',
+    repository: 'acme/api',
+    workflow: 'deploy.yml',
+    workflowName: 'Deploy',
+  },
+  consumer: { account: 'globex', user: 'bob', repository: 'globex/deployer' },
+  service: { slug: 'acme-deploys', eventType: 'acme-deployed' },
+} as const;
+
+export interface DemoState {
+  zektUrl: string;
+  simUrl: string;
+  tokens: { provider: string; consumer: string };
+  serviceId: string;
+  subscriptionId: string;
+  provider: typeof DEMO.provider;
+  consumer: typeof DEMO.consumer;
+  eventType: string;
+}
+
+export async function seedDemo(input: {
+  zektUrl: string;
+  sim: GitHubSimulator;
+  store: Store;
+}): Promise<DemoState> {
+  const { zektUrl, sim, store } = input;
+  await sim.createInstallation({
+    account: { login: DEMO.provider.account, type: 'Organization' },
+    repositories: [DEMO.provider.repository.split('/')[1]!],
+    sender: { login: DEMO.provider.user },
+  });
+  await sim.createInstallation({
+    account: { login: DEMO.consumer.account, type: 'Organization' },
+    repositories: [DEMO.consumer.repository.split('/')[1]!],
+    sender: { login: DEMO.consumer.user },
+  });
+  const provider = (await createTokenForLogin(store, { login: DEMO.provider.user, name: 'zekt dev' })).token;
+  const consumer = (await createTokenForLogin(store, { login: DEMO.consumer.user, name: 'zekt dev' })).token;
+  const asProvider = apiClient(zektUrl, provider);
+  const asConsumer = apiClient(zektUrl, consumer);
+
+  await asProvider('PUT', `/api/v1/repositories/${DEMO.provider.repository}/provider`, { enabled: true });
+  await asProvider(
+    'PUT',
+    `/api/v1/repositories/${DEMO.provider.repository}/workflows/${DEMO.provider.workflow}`,
+    {
+      whitelisted: true,
+    },
+  );
+  const service = (await asProvider('POST', '/api/v1/services', {
+    repository: DEMO.provider.repository,
+    workflow: DEMO.provider.workflow,
+    slug: DEMO.service.slug,
+    eventType: DEMO.service.eventType,
+    description: 'Fires when acme/api finishes a deployment',
+    tags: ['deploy', 'demo'],
+    visibility: 'public',
+    published: true,
+  })) as { id: string };
+  const subscription = (await asConsumer('POST', '/api/v1/subscriptions', {
+    serviceId: service.id,
+    deliversTo: DEMO.consumer.repository,
+  })) as { id: string };
+  await asProvider('POST', `/api/v1/subscriptions/${subscription.id}/approve`);
+
+  return {
+    zektUrl,
+    simUrl: sim.url,
+    tokens: { provider, consumer },
+    serviceId: service.id,
+    subscriptionId: subscription.id,
+    provider: DEMO.provider,
+    consumer: DEMO.consumer,
+    eventType: DEMO.service.eventType,
+  };
+}
+
+function apiClient(baseUrl: string, token: string) {
+  return async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`demo setup: ${method} ${path} answered ${response.status}: ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}

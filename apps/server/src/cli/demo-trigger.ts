@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import type { Environment } from '../config.js';
+import { CliError } from './cli-error.js';
+import type { DemoState } from './demo-seed.js';
+import { demoStatePath } from './dev.js';
+
+/**
+ * `zekt demo-trigger [payload]`: asks the simulator to run the demo provider workflow — the message
+ * step posts `payload` to Zekt, then GitHub sends `workflow_run.completed` — and waits until the
+ * simulator records the `repository_dispatch` Zekt sends to the consumer repository.
+ */
+export async function runDemoTrigger(input: {
+  env: Environment;
+  payload: string | undefined;
+  timeoutMs?: number;
+}): Promise<number> {
+  let demo: DemoState;
+  try {
+    demo = JSON.parse(readFileSync(demoStatePath(input.env), 'utf8')) as DemoState;
+  } catch {
+    throw new CliError('no demo is running: start it with `npm start` (zekt dev) first');
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(input.payload ?? '{"version":"1.2.3"}');
+  } catch (error) {
+    throw new CliError(`the payload must be JSON: ${(error as Error).message}`);
+  }
+  const sim = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(demo.simUrl + path, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok)
+      throw new CliError(`the simulator answered ${method} ${path} with ${response.status}: ${text}`);
+    return JSON.parse(text) as unknown;
+  };
+  const dispatchesPath = `/_sim/dispatches?repository=${encodeURIComponent(demo.consumer.repository)}`;
+  const before = ((await sim('GET', dispatchesPath)) as unknown[]).length;
+
+  const run = (await sim('POST', `/_sim/repos/${demo.provider.repository}/runs`, {
+    workflow: demo.provider.workflow,
+    name: demo.provider.workflowName,
+    message: { zektUrl: demo.zektUrl, eventType: demo.eventType, payload },
+  })) as { run: { id: number }; message: { status: number; body: unknown } | null };
+  process.stdout.write(`provider run ${run.run.id} of ${demo.provider.repository} completed\n`);
+  process.stdout.write(`message step: HTTP ${run.message?.status} ${JSON.stringify(run.message?.body)}\n`);
+
+  const deadline = Date.now() + (input.timeoutMs ?? 15_000);
+  while (Date.now() < deadline) {
+    const dispatches = (await sim('GET', dispatchesPath)) as Array<{
+      clientPayload: { zekt?: { payload?: unknown } };
+    }>;
+    if (dispatches.length > before) {
+      const dispatch = dispatches[dispatches.length - 1]!;
+      process.stdout.write(
+        `repository_dispatch received by ${demo.consumer.repository}:\n${JSON.stringify(dispatch, null, 2)}\n`,
+      );
+      const same = JSON.stringify(dispatch.clientPayload.zekt?.payload) === JSON.stringify(payload);
+      process.stdout.write(
+        same
+          ? 'client_payload.zekt.payload equals the message.\n'
+          : 'client_payload.zekt.payload differs from the message!\n',
+      );
+      return same ? 0 : 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new CliError(
+    `no repository_dispatch reached ${demo.consumer.repository} within 15 s; see the zekt dev output`,
+  );
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS } from '../config.js';
+import { openStore } from '../store/store.js';
+import { createZekt, type Role } from '../zekt.js';
+import { CliError } from './cli-error.js';
+import { runDemoTrigger } from './demo-trigger.js';
+import { runDev } from './dev.js';
+import { createTokenForLogin } from './token.js';
+
+const USAGE = `zekt — event router for GitHub Actions
+
+Usage:
+  zekt serve [--role api|worker|all]   run the service (configuration from the environment)
+  zekt dev [--port 3000] [--sim-port 3001]
+                                       service + GitHub simulator + a seeded demo, for trying Zekt
+  zekt demo-trigger [payload-json]     run the demo provider workflow and show the dispatch arriving
+  zekt migrate                         apply database migrations
+  zekt token create --login <user> [--account <account>] [--name <name>]
+                                       create an API token (printed as the last line)
+  zekt <command> --help                this text
+
+Environment (zekt serve):
+${SETTINGS.map((s) => `  ${s.name.padEnd(32)} ${s.description}`).join('\n')}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || rest.includes('--help')) {
+    process.stdout.write(USAGE);
+    return command ? 0 : 1;
+  }
+  const env = processEnvironment();
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { role: { type: 'string', default: 'all' } } });
+      const role = values.role as Role;
+      if (!['api', 'worker', 'all'].includes(role))
+        throw new CliError(`--role must be api, worker or all (got ${role})`);
+      const zekt = await createZekt({ config: loadConfig(env), role });
+      const url = await zekt.start();
+      process.stderr.write(`zekt ${role} ${url ? `listening on ${url}` : 'running'}\n`);
+      await untilSignal();
+      await zekt.stop();
+      return 0;
+    }
+    case 'dev': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          port: { type: 'string', default: '3000' },
+          'sim-port': { type: 'string', default: '3001' },
+        },
+      });
+      await runDev({
+        env,
+        port: Number(values.port),
+        simPort: Number(values['sim-port']),
+        untilStopped: untilSignal,
+      });
+      return 0;
+    }
+    case 'demo-trigger':
+      return runDemoTrigger({ env, payload: rest[0] });
+    case 'migrate': {
+      const database = loadStoreConfig(env);
+      if (database.kind !== 'sqlite') throw new CliError('PostgreSQL is not supported by this version yet');
+      const store = await openStore(database);
+      const applied = await store.migrate();
+      await store.close();
+      process.stdout.write(
+        applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n',
+      );
+      return 0;
+    }
+    case 'token': {
+      const [sub, ...args] = rest;
+      if (sub !== 'create')
+        throw new CliError('usage: zekt token create --login <user> [--account <account>]');
+      const { values } = parseArgs({
+        args,
+        options: { login: { type: 'string' }, account: { type: 'string' }, name: { type: 'string' } },
+      });
+      if (!values.login) throw new CliError('--login <user> is required: the GitHub login the token acts as');
+      const database = loadStoreConfig(env);
+      if (database.kind !== 'sqlite') throw new CliError('PostgreSQL is not supported by this version yet');
+      const store = await openStore(database);
+      try {
+        const created = await createTokenForLogin(store, {
+          login: values.login,
+          account: values.account,
+          name: values.name,
+        });
+        process.stdout.write(
+          `token for ${created.login}${created.account ? ` (member of ${created.account})` : ''}; store it now, it is not shown again:\n${created.token}\n`,
+        );
+      } finally {
+        await store.close();
+      }
+      return 0;
+    }
+    default:
+      throw new CliError(`unknown command ${command}; see zekt --help`);
+  }
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof CliError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`zekt: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

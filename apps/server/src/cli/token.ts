@@ -1,0 +1,35 @@
+import { generateApiToken, hashApiToken } from '../security/api-tokens.js';
+import { getAccountByLogin } from '../store/accounts.js';
+import type { Store } from '../store/store.js';
+import { addMembership, createApiToken, upsertUser } from '../store/users.js';
+import { CliError } from './cli-error.js';
+
+/**
+ * `zekt token create`: an operator issues an API token for a GitHub login, optionally adding the
+ * login as a member of an installed account. Only the token's hash is stored.
+ */
+export async function createTokenForLogin(
+  store: Store,
+  input: { login: string; account?: string | undefined; name?: string | undefined; now?: number },
+): Promise<{ token: string; login: string; account: string | null }> {
+  const now = input.now ?? Date.now();
+  return store.transaction(async (trx) => {
+    const user = await upsertUser(trx, { login: input.login }, now);
+    let accountLogin: string | null = null;
+    if (input.account) {
+      const account = await getAccountByLogin(trx, input.account);
+      if (!account || account.uninstalled_at !== null) {
+        throw new CliError(`no installed account ${input.account}: install the Zekt GitHub App on it first`);
+      }
+      await addMembership(trx, user.user_id, Number(account.account_id), 'operator', now);
+      accountLogin = account.login;
+    }
+    const token = generateApiToken();
+    await createApiToken(
+      trx,
+      { userId: user.user_id, tokenHash: hashApiToken(token), name: input.name ?? 'cli' },
+      now,
+    );
+    return { token, login: user.login, account: accountLogin };
+  });
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n';
+const complete = {
+  GITHUB_APP_ID: '1001',
+  GITHUB_PRIVATE_KEY: PEM,
+  GITHUB_WEBHOOK_SECRET: 'whsec',
+  ZEKT_SECRET: 'f'.repeat(64),
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, { cwd: '/srv/zekt' });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('applies documented defaults', () => {
+    const config = loadConfig(complete, { cwd: '/srv/zekt' });
+    expect(config.port).toBe(3000);
+    expect(config.baseUrl).toBe('http://localhost:3000');
+    expect(config.database).toEqual({ kind: 'sqlite', path: '/srv/zekt/.zekt/zekt.db' });
+    expect(config.github.apiUrl).toBe('https://api.github.com');
+    expect(config.oidc).toEqual({
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'api://zekt',
+    });
+    expect(config.installationDispatchRate).toBe(80);
+    expect(config.messageGraceMs).toBe(0);
+  });
+
+  it('reports every problem at once, naming the variable', () => {
+    const problems = problemsOf({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
+    expect(problems.some((p) => p.startsWith('PORT'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('GITHUB_APP_ID is required'))).toBe(true);
+    expect(problems.some((p) => p.includes('GITHUB_PRIVATE_KEY'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('GITHUB_WEBHOOK_SECRET'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('ZEKT_SECRET'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('LOG_LEVEL'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('DATABASE_URL'))).toBe(true);
+    expect(problems.length).toBe(7);
+  });
+
+  it('refuses development defaults in production', () => {
+    const problems = problemsOf({
+      ...complete,
+      NODE_ENV: 'production',
+      ZEKT_SECRET: `development${'x'.repeat(40)}`,
+    });
+    expect(problems).toEqual([
+      'ZEKT_BASE_URL is required in production: the public https URL GitHub and consumers reach Zekt at',
+      'ZEKT_SECRET looks like a development placeholder; generate one with openssl rand -hex 32',
+    ]);
+    expect(problemsOf({ ...complete, NODE_ENV: 'production', ZEKT_BASE_URL: 'http://zekt.example' })).toEqual(
+      ['ZEKT_BASE_URL must use https in production: consumer workflows send their tokens to it'],
+    );
+  });
+
+  it('reads the private key from a file and unescapes \\n in the variable', () => {
+    const fromFile = loadConfig(
+      { ...complete, GITHUB_PRIVATE_KEY: '', GITHUB_PRIVATE_KEY_PATH: 'key.pem' },
+      { cwd: '/srv', readFile: (path) => (path === '/srv/key.pem' ? PEM : '') },
+    );
+    expect(fromFile.github.privateKey).toBe(PEM);
+    const escaped = loadConfig({ ...complete, GITHUB_PRIVATE_KEY: PEM.replace(/\n/g, '\\n') });
+    expect(escaped.github.privateKey).toBe(PEM);
+    expect(problemsOf({ ...complete, GITHUB_PRIVATE_KEY: 'not a key' })).toEqual([
+      'the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)',
+    ]);
+  });
+
+  it('selects PostgreSQL by DATABASE_URL', () => {
+    expect(loadConfig({ ...complete, DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+  });
+});

@@ -1,0 +1,258 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+/**
+ * The only module that reads the environment. `loadConfig` takes the environment as a parameter
+ * (tests pass their own), validates everything in one pass and reports every problem together,
+ * each naming the variable to set. docs/configuration.md lists every setting.
+ */
+export type Mode = 'production' | 'development' | 'test';
+
+export interface Config {
+  mode: Mode;
+  host: string;
+  port: number;
+  /** Public URL of this service: hook URLs and `payloadRef` links are built from it. */
+  baseUrl: string;
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  github: {
+    appId: number;
+    privateKey: string;
+    webhookSecret: string;
+    clientId: string | null;
+    clientSecret: string | null;
+    apiUrl: string;
+  };
+  oidc: { issuer: string; audience: string };
+  /** Key material for MACs and for encrypting hook secrets at rest. */
+  secret: string;
+  installationDispatchRate: number;
+  messageGraceMs: number;
+  pollIntervalMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Zekt cannot start; fix the configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export type Environment = Record<string, string | undefined>;
+
+/** The process environment; the one place in the server that touches `process.env`. */
+export function processEnvironment(): Environment {
+  return process.env;
+}
+
+/**
+ * Only what commands that touch the store alone (`zekt migrate`, `zekt token create`) need, so
+ * they run without the GitHub App's settings.
+ */
+export function loadStoreConfig(env: Environment, options: { cwd?: string } = {}): Config['database'] {
+  const cwd = options.cwd ?? process.cwd();
+  const url = env.DATABASE_URL?.trim();
+  if (url) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new ConfigError([
+        'DATABASE_URL must start with postgres:// or postgresql://; unset it to use the embedded SQLite store',
+      ]);
+    }
+    return { kind: 'postgres', url };
+  }
+  return { kind: 'sqlite', path: resolve(cwd, env.ZEKT_DATA_DIR?.trim() || '.zekt', 'zekt.db') };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const MIN_SECRET_LENGTH = 32;
+
+/** Every variable `zekt serve --help` lists, with what it does. */
+export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
+  { name: 'PORT', description: 'HTTP port (default 3000)' },
+  { name: 'HOST', description: 'interface to listen on (default 0.0.0.0)' },
+  { name: 'ZEKT_BASE_URL', description: 'public URL of this service; required in production' },
+  {
+    name: 'DATABASE_URL',
+    description: 'postgres://… to use PostgreSQL; unset for the embedded SQLite store',
+  },
+  { name: 'ZEKT_DATA_DIR', description: 'directory of the embedded store (default ./.zekt)' },
+  { name: 'GITHUB_APP_ID', description: "the GitHub App's id (required)" },
+  { name: 'GITHUB_PRIVATE_KEY', description: "the App's private key, PEM (or GITHUB_PRIVATE_KEY_PATH)" },
+  { name: 'GITHUB_PRIVATE_KEY_PATH', description: "file holding the App's private key" },
+  { name: 'GITHUB_WEBHOOK_SECRET', description: "the App's webhook secret (required)" },
+  { name: 'GITHUB_CLIENT_ID', description: "the App's OAuth client id (console login)" },
+  { name: 'GITHUB_CLIENT_SECRET', description: "the App's OAuth client secret (console login)" },
+  { name: 'GITHUB_API_URL', description: 'GitHub REST base URL (default https://api.github.com)' },
+  {
+    name: 'ZEKT_OIDC_ISSUER',
+    description: 'Actions OIDC issuer (default https://token.actions.githubusercontent.com)',
+  },
+  { name: 'ZEKT_OIDC_AUDIENCE', description: 'audience the message action requests (default api://zekt)' },
+  {
+    name: 'ZEKT_SECRET',
+    description: `at least ${MIN_SECRET_LENGTH} random characters: MAC and encryption key (required)`,
+  },
+  {
+    name: 'ZEKT_INSTALLATION_DISPATCH_RATE',
+    description: 'dispatches per minute per consumer installation (default 80, 0 = unpaced)',
+  },
+  {
+    name: 'ZEKT_MESSAGE_GRACE_MS',
+    description: 'how long a completed run waits for a late message (default 0)',
+  },
+  { name: 'ZEKT_POLL_INTERVAL_MS', description: 'safety-net poll of the store for due work (default 1000)' },
+  { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
+  { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
+];
+
+export interface LoadConfigOptions {
+  /** Reads GITHUB_PRIVATE_KEY_PATH; injected for tests. */
+  readFile?: (path: string) => string;
+  cwd?: string;
+}
+
+/**
+ * @example loadConfig(process.env) // throws ConfigError listing every missing or invalid variable
+ */
+export function loadConfig(env: Environment, options: LoadConfigOptions = {}): Config {
+  const problems: string[] = [];
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+  const cwd = options.cwd ?? process.cwd();
+  const value = (name: string) => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  };
+
+  const modeRaw = value('NODE_ENV') ?? 'development';
+  const mode: Mode = modeRaw === 'production' || modeRaw === 'test' ? modeRaw : 'development';
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const parsed = Number(raw);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return parsed;
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const host = value('HOST') ?? '0.0.0.0';
+
+  const url = (name: string, fallback: string | undefined, protocols: string[]): string | undefined => {
+    const raw = value(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got ${JSON.stringify(raw)})`);
+        return undefined;
+      }
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an absolute URL (got ${JSON.stringify(raw)})`);
+      return undefined;
+    }
+  };
+
+  let baseUrl = url('ZEKT_BASE_URL', undefined, ['http:', 'https:']);
+  if (baseUrl === undefined && value('ZEKT_BASE_URL') === undefined) {
+    if (mode === 'production') {
+      problems.push(
+        'ZEKT_BASE_URL is required in production: the public https URL GitHub and consumers reach Zekt at',
+      );
+    } else {
+      baseUrl = `http://localhost:${port}`;
+    }
+  }
+
+  let database: Config['database'] = { kind: 'sqlite', path: resolve(cwd, '.zekt', 'zekt.db') };
+  try {
+    database = loadStoreConfig(env, { cwd });
+  } catch (error) {
+    problems.push(...(error as ConfigError).problems);
+  }
+
+  const appIdRaw = value('GITHUB_APP_ID');
+  let appId = 0;
+  if (appIdRaw === undefined) {
+    problems.push("GITHUB_APP_ID is required: the App id from the GitHub App's settings page");
+  } else if (!/^\d+$/.test(appIdRaw)) {
+    problems.push(`GITHUB_APP_ID must be the App's numeric id (got ${JSON.stringify(appIdRaw)})`);
+  } else {
+    appId = Number(appIdRaw);
+  }
+
+  let privateKey = value('GITHUB_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+  const keyPath = value('GITHUB_PRIVATE_KEY_PATH');
+  if (privateKey === undefined && keyPath !== undefined) {
+    try {
+      privateKey = readFile(resolve(cwd, keyPath));
+    } catch (error) {
+      problems.push(`GITHUB_PRIVATE_KEY_PATH ${keyPath} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  if (privateKey === undefined) {
+    if (keyPath === undefined) {
+      problems.push(
+        "GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH is required: the App's private key (.pem)",
+      );
+    }
+  } else if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
+    problems.push('the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)');
+  }
+
+  const webhookSecret = value('GITHUB_WEBHOOK_SECRET');
+  if (webhookSecret === undefined) {
+    problems.push("GITHUB_WEBHOOK_SECRET is required: the webhook secret from the GitHub App's settings");
+  }
+
+  const secret = value('ZEKT_SECRET');
+  if (secret === undefined) {
+    problems.push(
+      `ZEKT_SECRET is required: at least ${MIN_SECRET_LENGTH} random characters (openssl rand -hex 32)`,
+    );
+  } else if (secret.length < MIN_SECRET_LENGTH) {
+    problems.push(`ZEKT_SECRET must be at least ${MIN_SECRET_LENGTH} characters long (openssl rand -hex 32)`);
+  } else if (mode === 'production' && /^(dev|development|changeme|secret|test)/i.test(secret)) {
+    problems.push('ZEKT_SECRET looks like a development placeholder; generate one with openssl rand -hex 32');
+  }
+
+  const apiUrl =
+    url('GITHUB_API_URL', 'https://api.github.com', ['http:', 'https:']) ?? 'https://api.github.com';
+  const issuer =
+    url('ZEKT_OIDC_ISSUER', 'https://token.actions.githubusercontent.com', ['http:', 'https:']) ??
+    'https://token.actions.githubusercontent.com';
+  if (mode === 'production' && baseUrl?.startsWith('http://')) {
+    problems.push('ZEKT_BASE_URL must use https in production: consumer workflows send their tokens to it');
+  }
+
+  const logLevel = value('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    mode,
+    host,
+    port,
+    baseUrl: baseUrl ?? '',
+    database,
+    github: {
+      appId,
+      privateKey: privateKey ?? '',
+      webhookSecret: webhookSecret ?? '',
+      clientId: value('GITHUB_CLIENT_ID') ?? null,
+      clientSecret: value('GITHUB_CLIENT_SECRET') ?? null,
+      apiUrl,
+    },
+    oidc: { issuer, audience: value('ZEKT_OIDC_AUDIENCE') ?? 'api://zekt' },
+    secret: secret ?? '',
+    installationDispatchRate: integer('ZEKT_INSTALLATION_DISPATCH_RATE', 80, 0, 100_000),
+    messageGraceMs: integer('ZEKT_MESSAGE_GRACE_MS', 0, 0, 3_600_000),
+    pollIntervalMs: integer('ZEKT_POLL_INTERVAL_MS', 1000, 10, 60_000),
+    logLevel,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

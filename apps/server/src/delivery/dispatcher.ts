@@ -1,0 +1,304 @@
+import type { Logger } from 'pino';
+import { buildDispatchBody } from '../domain/client-payload.js';
+import type { Clock } from '../domain/clock.js';
+import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
+import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
+import type { RunSummary } from '../domain/run-summary.js';
+import type { DispatchResult, GitHubClient } from '../github/github-client.js';
+import type { DeliveryTokens } from '../security/delivery-token.js';
+import { getAccount, getRepository } from '../store/accounts.js';
+import { getArchive } from '../store/archives.js';
+import { type AttemptRecord, claimDueDeliveries, recordAttempt } from '../store/deliveries.js';
+import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import { countUsage } from '../store/usage.js';
+
+/**
+ * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` → record
+ * the attempt and the new state. Non-durable deliveries get exactly one attempt; durable ones are
+ * retried on the schedule until GitHub accepts them or the schedule runs out.
+ */
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  github: GitHubClient;
+  deliveryTokens: DeliveryTokens;
+  /** Public base URL of this service, for `payloadRef` links. */
+  baseUrl: string;
+  /** Identifies this worker's leases. */
+  workerId: string;
+  leaseMs?: number;
+  batchSize?: number;
+  requestTimeoutMs?: number;
+  retryScheduleMs?: readonly number[];
+  random?: () => number;
+}
+
+export interface Dispatcher {
+  /** Claims and attempts one batch of due deliveries; returns how many were attempted. */
+  dispatchDue(): Promise<number>;
+}
+
+type Failure = { category: ErrorCategory; message: string; status?: number; headers: Record<string, string> };
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { store, clock, logger } = options;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
+
+  async function attempt(row: DeliveryRow): Promise<void> {
+    const startedAt = clock.now();
+    const number = row.attempt_count;
+    if (!row.durable && number > 1) {
+      // A previous worker died during the only attempt; GitHub may or may not have the dispatch.
+      await finish(row, null, {
+        dispatch_state: 'failed',
+        status: 'Failed',
+        failure_reason: 'attempt_outcome_unknown',
+        next_attempt_at: null,
+        updated_at: startedAt,
+      });
+      return;
+    }
+    const prepared = await prepare(row);
+    if ('failure' in prepared) {
+      await settle(row, number, startedAt, 0, prepared.failure, false);
+      return;
+    }
+    const result = await options.github.dispatch({ ...prepared.target, body: prepared.body, timeoutMs });
+    if (result.ok) {
+      const at = clock.now();
+      await finish(
+        row,
+        {
+          number,
+          startedAt,
+          durationMs: result.durationMs,
+          outcome: 'accepted',
+          statusCode: result.status,
+          errorCategory: null,
+          errorMessage: null,
+          responseHeaders: result.headers,
+        },
+        {
+          dispatch_state: 'accepted',
+          next_attempt_at: null,
+          platform_response: JSON.stringify({
+            status: result.status,
+            headers: result.headers,
+            at: new Date(at).toISOString(),
+          }),
+          payload_by_reference: prepared.byReference,
+          updated_at: at,
+        },
+        true,
+      );
+      return;
+    }
+    await settle(row, number, startedAt, result.durationMs, toFailure(result), true);
+  }
+
+  async function prepare(row: DeliveryRow): Promise<
+    | { failure: Failure }
+    | {
+        target: { installationId: number; owner: string; repo: string };
+        body: ReturnType<typeof buildDispatchBody>['body'];
+        byReference: boolean;
+      }
+  > {
+    const db = store.db;
+    const [account, repository, archive] = await Promise.all([
+      getAccount(db, Number(row.consumer_account_id)),
+      getRepository(db, Number(row.consumer_repository_id)),
+      getArchive(db, row.event_id),
+    ]);
+    if (!account || account.installation_id === null || account.uninstalled_at !== null) {
+      return {
+        failure: {
+          category: 'not_found',
+          headers: {},
+          message: `the Zekt GitHub App is no longer installed on ${account?.login ?? `account ${row.consumer_account_id}`}; ask its owner to install it again`,
+        },
+      };
+    }
+    if (!repository || repository.removed_at !== null) {
+      return {
+        failure: {
+          category: 'not_found',
+          headers: {},
+          message: `repository ${repository?.full_name ?? row.consumer_repository_id} is no longer part of the Zekt installation of ${account.login}; add it to the installation again`,
+        },
+      };
+    }
+    if (!archive) {
+      return {
+        failure: {
+          category: 'other',
+          headers: {},
+          message: 'the archived payload of this delivery has expired',
+        },
+      };
+    }
+    const [owner, repo] = repository.full_name.split('/') as [string, string];
+    const built = buildDispatchBody({
+      eventType: row.event_type,
+      correlationId: row.correlation_id,
+      deliveryId: row.delivery_id,
+      durable: Boolean(row.durable),
+      isReplay: row.replay_of !== null,
+      retry: row.retry_number,
+      token: row.durable ? options.deliveryTokens.issue(row.delivery_id) : undefined,
+      event: JSON.parse(archive.summary) as RunSummary,
+      message:
+        archive.has_message && archive.payload !== null
+          ? { payload: JSON.parse(archive.payload) }
+          : undefined,
+      payloadUrl: `${options.baseUrl}/api/deliveries/${row.delivery_id}/payload`,
+    });
+    return {
+      target: { installationId: Number(account.installation_id), owner, repo },
+      body: built.body,
+      byReference: built.byReference,
+    };
+  }
+
+  /** Records a failed attempt: retry later (durable, transient) or fail the delivery. */
+  async function settle(
+    row: DeliveryRow,
+    number: number,
+    startedAt: number,
+    durationMs: number,
+    failure: Failure,
+    calledGitHub: boolean,
+  ): Promise<void> {
+    const now = clock.now();
+    const permanent = !calledGitHub || isPermanentFailure(failure.status);
+    const retryAt =
+      row.durable && !permanent
+        ? nextAttemptAt({
+            attemptsMade: number,
+            now,
+            headers: failure.headers,
+            ...(options.retryScheduleMs ? { schedule: options.retryScheduleMs } : {}),
+            ...(options.random ? { random: options.random } : {}),
+          })
+        : null;
+    const platformResponse =
+      failure.status === undefined
+        ? undefined
+        : JSON.stringify({
+            status: failure.status,
+            headers: failure.headers,
+            at: new Date(now).toISOString(),
+          });
+    const update: DeliveryUpdate =
+      retryAt === null
+        ? {
+            dispatch_state: 'failed',
+            status: 'Failed',
+            next_attempt_at: null,
+            failure_reason: failureReason(row, failure, permanent),
+            updated_at: now,
+          }
+        : { next_attempt_at: retryAt, updated_at: now };
+    if (platformResponse !== undefined) update.platform_response = platformResponse;
+    await finish(
+      row,
+      {
+        number,
+        startedAt,
+        durationMs,
+        outcome: 'failed',
+        statusCode: failure.status ?? null,
+        errorCategory: failure.category,
+        errorMessage: failure.message,
+        responseHeaders: Object.keys(failure.headers).length > 0 ? failure.headers : null,
+      },
+      update,
+      calledGitHub,
+    );
+    logger.warn(
+      {
+        deliveryId: row.delivery_id,
+        attempt: number,
+        category: failure.category,
+        status: failure.status,
+        retryAt,
+      },
+      `dispatch failed: ${failure.message}`,
+    );
+  }
+
+  async function finish(
+    row: DeliveryRow,
+    attemptRecord: AttemptRecord | null,
+    update: DeliveryUpdate,
+    calledGitHub = false,
+  ): Promise<void> {
+    const recorded = await store.transaction(async (trx) => {
+      const ok = await recordAttempt(trx, {
+        deliveryId: row.delivery_id,
+        owner: options.workerId,
+        attempt: attemptRecord,
+        update,
+      });
+      if (ok && calledGitHub) {
+        await countUsage(trx, Number(row.consumer_account_id), 'dispatch_api_calls', clock.now());
+      }
+      return ok;
+    });
+    if (!recorded) {
+      logger.warn(
+        { deliveryId: row.delivery_id },
+        'lease lost before the attempt was recorded; another worker owns it',
+      );
+    } else if (update.dispatch_state === 'accepted') {
+      logger.info({ deliveryId: row.delivery_id, attempt: attemptRecord?.number }, 'dispatch accepted');
+    }
+  }
+
+  return {
+    async dispatchDue() {
+      const claimed = await store.transaction((trx) =>
+        claimDueDeliveries(trx, store.dialect, {
+          owner: options.workerId,
+          now: clock.now(),
+          leaseMs,
+          limit: options.batchSize ?? 20,
+        }),
+      );
+      await Promise.all(
+        claimed.map((row) =>
+          attempt(row).catch((error: unknown) => {
+            // The lease expires and another pass retries; nothing is lost.
+            logger.error({ err: error, deliveryId: row.delivery_id }, 'dispatch attempt crashed');
+          }),
+        ),
+      );
+      return claimed.length;
+    },
+  };
+}
+
+function toFailure(result: Extract<DispatchResult, { ok: false }>): Failure {
+  const category = categorizeFailure({
+    status: result.status,
+    headers: result.headers,
+    message: result.message,
+    errorCode: result.errorCode,
+  });
+  const where = result.status === undefined ? (result.errorCode ?? 'no response') : `HTTP ${result.status}`;
+  return {
+    category,
+    message: `${where}: ${result.message}`,
+    ...(result.status === undefined ? {} : { status: result.status }),
+    headers: result.headers,
+  };
+}
+
+function failureReason(row: DeliveryRow, failure: Failure, permanent: boolean): string {
+  if (!row.durable) return `dispatch_failed: ${failure.category}`;
+  if (permanent) return failure.category === 'rejected' ? 'dispatch_rejected' : 'consumer_not_found';
+  return 'dispatch_exhausted';
+}

@@ -1,0 +1,249 @@
+import { App } from '@octokit/app';
+import { Octokit } from '@octokit/core';
+import type { DispatchBody } from '../domain/client-payload.js';
+
+/**
+ * Zekt's calls to GitHub, as the App: installation tokens (created and cached by `@octokit/app`
+ * until shortly before they expire), `repository_dispatch`, and repository hooks.
+ *
+ * Octokit's retry and throttling plugins are deliberately absent: the dispatcher owns retries, and
+ * records every attempt, which a plugin retrying behind its back would hide.
+ */
+export interface GitHubClientOptions {
+  appId: number;
+  privateKey: string;
+  /** REST base URL: `https://api.github.com`, or `<simulator>/api/v3`. */
+  apiUrl: string;
+  userAgent?: string;
+}
+
+export interface DispatchInput {
+  installationId: number;
+  owner: string;
+  repo: string;
+  body: DispatchBody;
+  timeoutMs: number;
+}
+
+/** Response headers kept on attempts and the platform response: enough to explain a failure. */
+export const KEPT_RESPONSE_HEADERS = [
+  'x-github-request-id',
+  'retry-after',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-resource',
+  'x-ratelimit-used',
+  'date',
+] as const;
+
+export type DispatchResult =
+  | { ok: true; status: number; headers: Record<string, string>; durationMs: number }
+  | {
+      ok: false;
+      /** Absent when no HTTP response came back (network error, timeout). */
+      status?: number;
+      headers: Record<string, string>;
+      message: string;
+      errorCode?: string;
+      durationMs: number;
+    };
+
+export interface RepositoryHookInput {
+  installationId: number;
+  owner: string;
+  repo: string;
+  url: string;
+  secret: string;
+  events: string[];
+}
+
+/** GitHub answered an API call with an error; `message` is GitHub's own. */
+export class GitHubApiError extends Error {
+  override readonly name = 'GitHubApiError';
+  constructor(
+    readonly status: number | undefined,
+    message: string,
+    readonly details: string[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface GitHubClient {
+  dispatch(input: DispatchInput): Promise<DispatchResult>;
+  createRepositoryHook(input: RepositoryHookInput): Promise<{ hookId: number }>;
+  deleteRepositoryHook(input: {
+    installationId: number;
+    owner: string;
+    repo: string;
+    hookId: number;
+  }): Promise<void>;
+}
+
+export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
+  const app = new App({
+    appId: options.appId,
+    privateKey: options.privateKey,
+    Octokit: Octokit.defaults({
+      baseUrl: options.apiUrl.replace(/\/$/, ''),
+      userAgent: options.userAgent ?? 'zekt',
+    }),
+  });
+
+  return {
+    async dispatch(input) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      try {
+        const octokit = await app.getInstallationOctokit(input.installationId);
+        const response = await octokit.request('POST /repos/{owner}/{repo}/dispatches', {
+          owner: input.owner,
+          repo: input.repo,
+          event_type: input.body.event_type,
+          client_payload: input.body.client_payload as unknown as Record<string, unknown>,
+          request: { signal: AbortSignal.timeout(input.timeoutMs) },
+        });
+        return {
+          ok: true,
+          status: response.status,
+          headers: keepHeaders(response.headers),
+          durationMs: elapsed(),
+        };
+      } catch (error) {
+        return { ok: false, ...describeFailure(error), durationMs: elapsed() };
+      }
+    },
+
+    async createRepositoryHook(input) {
+      try {
+        const octokit = await app.getInstallationOctokit(input.installationId);
+        const response = await octokit.request('POST /repos/{owner}/{repo}/hooks', {
+          owner: input.owner,
+          repo: input.repo,
+          name: 'web',
+          active: true,
+          events: input.events,
+          config: { url: input.url, content_type: 'json', secret: input.secret, insecure_ssl: '0' },
+        });
+        return { hookId: response.data.id };
+      } catch (error) {
+        throw toApiError(error, `placing a webhook in ${input.owner}/${input.repo}`);
+      }
+    },
+
+    async deleteRepositoryHook(input) {
+      try {
+        const octokit = await app.getInstallationOctokit(input.installationId);
+        await octokit.request('DELETE /repos/{owner}/{repo}/hooks/{hook_id}', {
+          owner: input.owner,
+          repo: input.repo,
+          hook_id: input.hookId,
+        });
+      } catch (error) {
+        // The hook (or the repository) is already gone: that is what we wanted.
+        if (statusOf(error) === 404) return;
+        throw toApiError(error, `removing the webhook from ${input.owner}/${input.repo}`);
+      }
+    },
+  };
+}
+
+function keepHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_RESPONSE_HEADERS) {
+    const value = headers?.[name];
+    if (value !== undefined && value !== null) kept[name] = String(value);
+  }
+  return kept;
+}
+
+function statusOf(error: unknown): number | undefined {
+  const response = (error as { response?: { status?: unknown } } | null)?.response;
+  return typeof response?.status === 'number' ? response.status : undefined;
+}
+
+interface FailureDescription {
+  status?: number;
+  headers: Record<string, string>;
+  message: string;
+  errorCode?: string;
+}
+
+/**
+ * Octokit turns every failure into a `RequestError` with status 500, including network errors
+ * and timeouts that never reached GitHub; only errors with a `response` are GitHub's answers. The
+ * cause chain tells the rest apart.
+ */
+export function describeFailure(error: unknown): FailureDescription {
+  const response = (
+    error as { response?: { status?: number; headers?: Record<string, unknown>; data?: unknown } }
+  )?.response;
+  if (response && typeof response.status === 'number') {
+    return {
+      status: response.status,
+      headers: keepHeaders(response.headers),
+      message: githubMessage(response.data) ?? (error as Error).message,
+    };
+  }
+  const code = findErrorCode(error);
+  return {
+    headers: {},
+    message: describeCause(error),
+    ...(code === undefined ? {} : { errorCode: code }),
+  };
+}
+
+function githubMessage(data: unknown): string | undefined {
+  if (
+    typeof data === 'object' &&
+    data !== null &&
+    typeof (data as { message?: unknown }).message === 'string'
+  ) {
+    const body = data as { message: string; errors?: Array<{ message?: string } | string> };
+    const details = (body.errors ?? [])
+      .map((e) => (typeof e === 'string' ? e : e.message))
+      .filter((m): m is string => typeof m === 'string');
+    return details.length > 0 ? `${body.message}: ${details.join('; ')}` : body.message;
+  }
+  return typeof data === 'string' && data.length > 0 ? data.slice(0, 500) : undefined;
+}
+
+function* causes(error: unknown): Generator<unknown> {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+function findErrorCode(error: unknown): string | undefined {
+  for (const cause of causes(error)) {
+    const name = (cause as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return 'TIMEOUT';
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0) return code;
+  }
+  return undefined;
+}
+
+function describeCause(error: unknown): string {
+  const messages: string[] = [];
+  for (const cause of causes(error)) {
+    const message = (cause as { message?: unknown }).message;
+    if (typeof message === 'string' && message.length > 0 && !messages.includes(message))
+      messages.push(message);
+  }
+  return messages.join(': ') || 'the request to GitHub failed';
+}
+
+function toApiError(error: unknown, doing: string): GitHubApiError {
+  const failure = describeFailure(error);
+  const details = ((error as { response?: { data?: { errors?: unknown[] } } })?.response?.data?.errors ?? [])
+    .map((e) => (typeof e === 'string' ? e : (e as { message?: string })?.message))
+    .filter((m): m is string => typeof m === 'string');
+  return new GitHubApiError(failure.status, `GitHub refused ${doing}: ${failure.message}`, details, {
+    cause: error,
+  });
+}

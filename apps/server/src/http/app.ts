@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { GitHubClient } from '../github/github-client.js';
+import type { OidcVerifier } from '../github/oidc-verifier.js';
+import type { SecretBox } from '../security/secret-box.js';
+import type { Store } from '../store/store.js';
+import { authenticateApiTokens } from './authenticate.js';
+import { installProblemHandlers } from './problem.js';
+import { registerDirectoryRoutes } from './routes/directory.js';
+import { registerEventsReceiveRoute } from './routes/events-receive.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerMeRoutes } from './routes/me.js';
+import { registerRepositoryRoutes } from './routes/repositories.js';
+import { registerServiceRoutes } from './routes/services.js';
+import { registerSubscriptionRoutes } from './routes/subscriptions.js';
+import { registerUsageRoutes } from './routes/usage.js';
+import { registerWebhookRoute } from './routes/webhooks.js';
+
+/** Everything the HTTP layer needs, built once by `createZekt`. */
+export interface AppContext {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  baseUrl: string;
+  github: GitHubClient;
+  oidc: OidcVerifier;
+  secretBox: SecretBox;
+  appWebhookSecret: string;
+  messageGraceMs: number;
+  /** Wakes the router: an event became due. */
+  wakeRouter: () => void;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse<IncomingMessage>,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/**
+ * The Fastify app: ingestion (`/webhooks/github`, `/api/events/receive`), the management API
+ * (`/api/v1`, bearer tokens), health, and the OpenAPI document at `/api/openapi.json`.
+ */
+export async function buildHttpApp(context: AppContext): Promise<App> {
+  const app: App = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    // Strict validation: no silent type coercion or stripping of unknown fields.
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
+    },
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installProblemHandlers(app);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Zekt API',
+        version: '1',
+        description:
+          'Management API (`/api/v1`, bearer API tokens), message ingestion for the Zekt action, and the GitHub webhook receiver.',
+      },
+      components: {
+        securitySchemes: {
+          apiToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API token (zkt_…) from `zekt token create`',
+          },
+          actionsOidc: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'GitHub Actions OIDC token',
+          },
+        },
+      },
+    },
+  });
+
+  registerHealthRoutes(app, context);
+  registerWebhookRoute(app, context);
+  registerEventsReceiveRoute(app, context);
+  await app.register(async (scope) => {
+    const api = scope.withTypeProvider<TypeBoxTypeProvider>();
+    authenticateApiTokens(api, context);
+    registerMeRoutes(api);
+    registerRepositoryRoutes(api, context);
+    registerServiceRoutes(api, context);
+    registerDirectoryRoutes(api, context);
+    registerSubscriptionRoutes(api, context);
+    registerUsageRoutes(api, context);
+  });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,94 @@
+import Type from 'typebox';
+import { OidcTokenError, OidcUnavailableError } from '../../github/oidc-verifier.js';
+import { receiveMessage } from '../../ingest/message-intake.js';
+import type { App, AppContext } from '../app.js';
+import { HttpError } from '../problem.js';
+
+/**
+ * The serialized message may be 512 KB; a payload sent as a string holding JSON doubles in size
+ * when escaped, so the request body may be larger than the payload it carries.
+ */
+const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+const MessageBodySchema = Type.Object(
+  {
+    eventType: Type.Optional(
+      Type.Unknown({ description: 'event type: 1–100 characters of [A-Za-z0-9._:-]' }),
+    ),
+    payload: Type.Optional(
+      Type.Unknown({ description: 'any JSON value, or a string holding JSON; at most 512 KB' }),
+    ),
+    repository: Type.Optional(Type.Unknown({ description: 'owner/repo; must equal the token’s repository' })),
+    workflowRunId: Type.Optional(Type.Unknown({ description: 'must equal the token’s run_id' })),
+    workflow: Type.Optional(Type.Unknown()),
+    triggeredBy: Type.Optional(Type.Unknown()),
+    commitSha: Type.Optional(Type.Unknown()),
+    ref: Type.Optional(Type.Unknown()),
+    timestamp: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+
+export function registerEventsReceiveRoute(app: App, context: AppContext): void {
+  app.post(
+    '/api/events/receive',
+    {
+      bodyLimit: BODY_LIMIT_BYTES,
+      schema: {
+        summary: 'Receive a message from the Zekt action (wire-compatible with zekt-action)',
+        tags: ['ingestion'],
+        security: [{ actionsOidc: [] }],
+        body: MessageBodySchema,
+      },
+    },
+    async (request, reply) => {
+      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+      let claims: Awaited<ReturnType<AppContext['oidc']['verify']>>;
+      try {
+        claims = await context.oidc.verify(match?.[1]);
+      } catch (error) {
+        if (error instanceof OidcTokenError) {
+          throw new HttpError(401, 'invalid_token', `${error.message}`, { reason: error.reason });
+        }
+        if (error instanceof OidcUnavailableError) {
+          throw new HttpError(
+            503,
+            'oidc_unavailable',
+            `${error.message}; try again shortly`,
+            {},
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+      const headerRepository = request.headers['x-github-repository'];
+      const outcome = await receiveMessage(
+        { store: context.store, clock: context.clock, onEventDue: context.wakeRouter },
+        claims,
+        request.body,
+        Array.isArray(headerRepository) ? headerRepository[0] : headerRepository,
+      );
+      switch (outcome.outcome) {
+        case 'invalid':
+          throw new HttpError(400, outcome.code, outcome.detail);
+        case 'too_large':
+          throw new HttpError(413, 'payload_too_large', outcome.detail);
+        case 'forbidden':
+          throw new HttpError(403, 'repository_mismatch', outcome.detail);
+        case 'not_enabled':
+          throw new HttpError(404, 'repository_not_enabled', outcome.detail);
+        case 'already_routed':
+          throw new HttpError(409, 'run_already_routed', outcome.detail);
+        case 'stored':
+          return reply.code(201).send({
+            success: true,
+            eventId: outcome.messageId,
+            consumersNotified: outcome.consumersNotified,
+            message: outcome.replaced
+              ? `message replaced; ${outcome.consumersNotified} consumer(s) will receive it when the run completes`
+              : `message stored; ${outcome.consumersNotified} consumer(s) will receive it when the run completes`,
+          });
+      }
+    },
+  );
+}

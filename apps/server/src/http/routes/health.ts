@@ -1,0 +1,16 @@
+import { sql } from 'kysely';
+import type { App, AppContext } from '../app.js';
+import { HttpError } from '../problem.js';
+
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the store answers too). */
+export function registerHealthRoutes(app: App, context: AppContext): void {
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async () => {
+    try {
+      await sql`select 1`.execute(context.store.db);
+    } catch (error) {
+      throw new HttpError(503, 'store_unavailable', 'the database does not answer', {}, { cause: error });
+    }
+    return { status: 'ready' };
+  });
+}

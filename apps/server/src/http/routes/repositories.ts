@@ -1,0 +1,231 @@
+import Type from 'typebox';
+import { toWorkflowPath } from '../../domain/workflow-path.js';
+import { GitHubApiError } from '../../github/github-client.js';
+import { generateHookSecret } from '../../security/api-tokens.js';
+import { getRepository, listRepositories, setRepositoryFlag } from '../../store/accounts.js';
+import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '../../store/hooks.js';
+import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
+import { getWorkflow, listWorkflows, setWhitelisted } from '../../store/workflows.js';
+import type { App, AppContext } from '../app.js';
+import { memberAccount, requireCaller } from '../authenticate.js';
+import { HttpError } from '../problem.js';
+import { repositoryView, workflowView } from '../views.js';
+import { memberRepository } from './lookups.js';
+
+const RepoParams = Type.Object({ owner: Type.String(), repo: Type.String() });
+const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+const security = [{ apiToken: [] }];
+
+/** Provider switch, repository lists and the workflow whitelist. */
+export function registerRepositoryRoutes(api: App, context: AppContext): void {
+  api.get(
+    '/api/v1/accounts/:account/repositories',
+    {
+      schema: {
+        summary: 'Repositories of an installation, with their provider and completion-tracking flags',
+        tags: ['repositories'],
+        security,
+        params: Type.Object({ account: Type.String() }),
+      },
+    },
+    async (request) => {
+      const account = memberAccount(requireCaller(request), request.params.account);
+      const repositories = await listRepositories(context.store.db, Number(account.account_id));
+      return { account: account.login, repositories: repositories.map(repositoryView) };
+    },
+  );
+
+  api.put(
+    '/api/v1/repositories/:owner/:repo/provider',
+    {
+      schema: {
+        summary: 'Enable or disable a provider repository (places or removes its webhook)',
+        tags: ['repositories'],
+        security,
+        params: RepoParams,
+        body: Enabled,
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const { repository, account } = await memberRepository(
+        context.store.db,
+        caller,
+        request.params.owner,
+        request.params.repo,
+      );
+      if (request.body.enabled) await placeHook(context, account, repository, 'provider');
+      else await removeHook(context, account, repository, 'provider');
+      await setRepositoryFlag(
+        context.store.db,
+        Number(repository.repository_id),
+        'provider_enabled',
+        request.body.enabled,
+        context.clock.now(),
+      );
+      return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
+    },
+  );
+
+  api.get(
+    '/api/v1/repositories/:owner/:repo/workflows',
+    {
+      schema: {
+        summary: 'Workflows seen in runs or declared, with their whitelist flag and blocked counts',
+        tags: ['workflows'],
+        security,
+        params: RepoParams,
+      },
+    },
+    async (request) => {
+      const { repository } = await memberRepository(
+        context.store.db,
+        requireCaller(request),
+        request.params.owner,
+        request.params.repo,
+      );
+      const workflows = await listWorkflows(context.store.db, Number(repository.repository_id));
+      return { repository: repository.full_name, workflows: workflows.map(workflowView) };
+    },
+  );
+
+  api.put(
+    '/api/v1/repositories/:owner/:repo/workflows/:file',
+    {
+      schema: {
+        summary: 'Whitelist a workflow (only whitelisted workflows are routed)',
+        tags: ['workflows'],
+        security,
+        params: Type.Object({ owner: Type.String(), repo: Type.String(), file: Type.String() }),
+        body: Type.Object({ whitelisted: Type.Boolean() }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const { repository } = await memberRepository(
+        context.store.db,
+        requireCaller(request),
+        request.params.owner,
+        request.params.repo,
+      );
+      const path = toWorkflowPath(request.params.file);
+      if (path === null) {
+        throw new HttpError(
+          400,
+          'invalid_workflow_file',
+          `${request.params.file} is not a workflow file name: use the file name under .github/workflows, e.g. deploy.yml`,
+        );
+      }
+      const repositoryId = Number(repository.repository_id);
+      await setWhitelisted(
+        context.store.db,
+        repositoryId,
+        path,
+        request.body.whitelisted,
+        context.clock.now(),
+      );
+      return workflowView((await getWorkflow(context.store.db, repositoryId, path))!);
+    },
+  );
+}
+
+/**
+ * Places Zekt's webhook in a repository. The hook row (with its encrypted secret) is written before
+ * GitHub is asked, so the `ping` GitHub sends at once can be verified.
+ */
+export async function placeHook(
+  context: AppContext,
+  account: AccountRow,
+  repository: RepositoryRow,
+  role: HookRole,
+) {
+  const db = context.store.db;
+  const repositoryId = Number(repository.repository_id);
+  const existing = await getHook(db, repositoryId, role);
+  if (existing?.hook_id != null) return;
+  const installationId = usableInstallation(account);
+  const secret = generateHookSecret();
+  const url = `${context.baseUrl}/webhooks/github`;
+  await beginHookPlacement(
+    db,
+    { repositoryId, role, secretEncrypted: context.secretBox.seal(secret), url },
+    context.clock.now(),
+  );
+  const [owner, repo] = repository.full_name.split('/') as [string, string];
+  try {
+    const { hookId } = await context.github.createRepositoryHook({
+      installationId,
+      owner,
+      repo,
+      url,
+      secret,
+      events: ['workflow_run'],
+    });
+    await completeHookPlacement(db, repositoryId, role, hookId, context.clock.now());
+  } catch (error) {
+    await deleteHook(db, repositoryId, role);
+    throw githubFailure(error, `could not place the webhook in ${repository.full_name}`);
+  }
+}
+
+export async function removeHook(
+  context: AppContext,
+  account: AccountRow,
+  repository: RepositoryRow,
+  role: HookRole,
+) {
+  const db = context.store.db;
+  const repositoryId = Number(repository.repository_id);
+  const existing = await getHook(db, repositoryId, role);
+  if (!existing) return;
+  if (existing.hook_id !== null && account.installation_id !== null) {
+    const [owner, repo] = repository.full_name.split('/') as [string, string];
+    try {
+      await context.github.deleteRepositoryHook({
+        installationId: Number(account.installation_id),
+        owner,
+        repo,
+        hookId: Number(existing.hook_id),
+      });
+    } catch (error) {
+      throw githubFailure(error, `could not remove the webhook from ${repository.full_name}`);
+    }
+  }
+  await deleteHook(db, repositoryId, role);
+}
+
+function usableInstallation(account: AccountRow): number {
+  if (account.installation_id === null || account.uninstalled_at !== null) {
+    throw new HttpError(
+      409,
+      'installation_unavailable',
+      `the Zekt App is not installed on ${account.login}; install it again`,
+    );
+  }
+  if (account.suspended_at !== null) {
+    throw new HttpError(
+      409,
+      'installation_unavailable',
+      `the Zekt App installation of ${account.login} is suspended; unsuspend it in GitHub`,
+    );
+  }
+  return Number(account.installation_id);
+}
+
+function githubFailure(error: unknown, what: string): HttpError {
+  if (!(error instanceof GitHubApiError))
+    return new HttpError(502, 'github_unavailable', `${what}: GitHub did not answer`, {}, { cause: error });
+  const unreachable =
+    error.details.some((d) => /public Internet/i.test(d)) || /public Internet/i.test(error.message);
+  const hint = unreachable
+    ? ' — GitHub only delivers webhooks to URLs it can reach: set ZEKT_BASE_URL to this service’s public URL'
+    : error.status === 403 || error.status === 404
+      ? ' — the App needs the "Webhooks: read and write" repository permission; accept the new permissions in GitHub'
+      : '';
+  return new HttpError(
+    502,
+    'github_rejected',
+    `${what}: ${error.message}${hint}`,
+    { githubStatus: error.status ?? null },
+    { cause: error },
+  );
+}

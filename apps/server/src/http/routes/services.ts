@@ -1,0 +1,211 @@
+import Type from 'typebox';
+import { DEFAULT_EVENT_TYPE, describeInvalidEventType, isValidEventType } from '../../domain/event-type.js';
+import { toWorkflowPath } from '../../domain/workflow-path.js';
+import { getAccount, getRepository } from '../../store/accounts.js';
+import type { ServiceRow } from '../../store/schema.js';
+import {
+  createService,
+  getService,
+  getServiceBySlug,
+  listServices,
+  updateService,
+} from '../../store/services.js';
+import { getWorkflow } from '../../store/workflows.js';
+import type { App, AppContext } from '../app.js';
+import { type Caller, isMemberOf, memberAccount, requireCaller } from '../authenticate.js';
+import { HttpError } from '../problem.js';
+import { serviceView } from '../views.js';
+import { memberRepository } from './lookups.js';
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const Visibility = Type.Union([Type.Literal('public'), Type.Literal('organization')]);
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 });
+const security = [{ apiToken: [] }];
+
+const CreateService = Type.Object(
+  {
+    repository: Type.String({ description: 'owner/repo of an enabled provider repository' }),
+    workflow: Type.String({ description: 'workflow file name (deploy.yml) or path; must be whitelisted' }),
+    slug: Type.String({ description: 'lower-case letters, digits and dashes; unique per account' }),
+    eventType: Type.Optional(
+      Type.String({ description: `default event type (default ${DEFAULT_EVENT_TYPE})` }),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    tags: Type.Optional(Tags),
+    visibility: Type.Optional(Visibility),
+    published: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateService = Type.Object(
+  {
+    slug: Type.Optional(Type.String()),
+    eventType: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    tags: Type.Optional(Tags),
+    visibility: Type.Optional(Visibility),
+    published: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** Services: a provider publishes a whitelisted workflow for consumers. */
+export function registerServiceRoutes(api: App, context: AppContext): void {
+  const db = context.store.db;
+
+  async function view(service: ServiceRow) {
+    const [repository, provider] = await Promise.all([
+      getRepository(db, Number(service.repository_id)),
+      getAccount(db, Number(service.account_id)),
+    ]);
+    return serviceView(service, { provider: provider?.login ?? '', repository: repository?.full_name ?? '' });
+  }
+
+  async function ownService(caller: Caller, serviceId: string): Promise<ServiceRow> {
+    const service = await getService(db, serviceId);
+    if (!service || !isMemberOf(caller, Number(service.account_id))) {
+      throw new HttpError(
+        404,
+        'service_not_found',
+        `no service ${serviceId} of an account you are a member of`,
+      );
+    }
+    return service;
+  }
+
+  async function checkSlug(accountId: number, slug: string, exceptServiceId?: string) {
+    if (!SLUG.test(slug)) {
+      throw new HttpError(
+        400,
+        'invalid_slug',
+        'slug must be 1–63 lower-case letters, digits or dashes, starting with a letter or digit',
+      );
+    }
+    const taken = await getServiceBySlug(db, accountId, slug);
+    if (taken && taken.service_id !== exceptServiceId) {
+      throw new HttpError(409, 'slug_taken', `this account already has a service called ${slug}`);
+    }
+  }
+
+  function checkEventType(eventType: string) {
+    if (!isValidEventType(eventType))
+      throw new HttpError(400, 'invalid_event_type', describeInvalidEventType(eventType));
+  }
+
+  api.post(
+    '/api/v1/services',
+    {
+      schema: {
+        summary: 'Create a service from a whitelisted workflow',
+        tags: ['services'],
+        security,
+        body: CreateService,
+      },
+    },
+    async (request, reply) => {
+      const caller = requireCaller(request);
+      const body = request.body;
+      const [owner, repo] = body.repository.split('/');
+      if (!owner || !repo) throw new HttpError(400, 'invalid_request', 'repository must be owner/repo');
+      const { repository } = await memberRepository(db, caller, owner, repo);
+      const accountId = Number(repository.account_id);
+      if (!repository.provider_enabled) {
+        throw new HttpError(
+          409,
+          'provider_not_enabled',
+          `${repository.full_name} is not enabled as a provider: PUT /api/v1/repositories/${repository.full_name}/provider {"enabled":true}`,
+        );
+      }
+      const workflowPath = toWorkflowPath(body.workflow);
+      if (workflowPath === null) {
+        throw new HttpError(
+          400,
+          'invalid_workflow_file',
+          `${body.workflow} is not a workflow file name such as deploy.yml`,
+        );
+      }
+      const workflow = await getWorkflow(db, Number(repository.repository_id), workflowPath);
+      if (!workflow?.whitelisted) {
+        throw new HttpError(
+          409,
+          'workflow_not_whitelisted',
+          `whitelist ${workflowPath} first: PUT /api/v1/repositories/${repository.full_name}/workflows/${workflowPath.split('/').pop()} {"whitelisted":true}`,
+        );
+      }
+      await checkSlug(accountId, body.slug);
+      const eventType = body.eventType ?? DEFAULT_EVENT_TYPE;
+      checkEventType(eventType);
+      const service = await createService(
+        db,
+        {
+          accountId,
+          repositoryId: Number(repository.repository_id),
+          workflowPath,
+          slug: body.slug,
+          eventType,
+          description: body.description ?? '',
+          tags: body.tags ?? [],
+          visibility: body.visibility ?? 'public',
+          published: body.published ?? false,
+        },
+        context.clock.now(),
+      );
+      return reply.code(201).send(await view(service));
+    },
+  );
+
+  api.get(
+    '/api/v1/services',
+    {
+      schema: {
+        summary: "Services of the caller's accounts",
+        tags: ['services'],
+        security,
+        querystring: Type.Object({ account: Type.Optional(Type.String()) }),
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const accountIds = request.query.account
+        ? [Number(memberAccount(caller, request.query.account).account_id)]
+        : caller.accounts.map((a) => Number(a.account_id));
+      const services = await listServices(db, accountIds);
+      return { services: await Promise.all(services.map(view)) };
+    },
+  );
+
+  api.get(
+    '/api/v1/services/:id',
+    {
+      schema: {
+        summary: 'One service',
+        tags: ['services'],
+        security,
+        params: Type.Object({ id: Type.String() }),
+      },
+    },
+    async (request) => view(await ownService(requireCaller(request), request.params.id)),
+  );
+
+  api.patch(
+    '/api/v1/services/:id',
+    {
+      schema: {
+        summary: 'Change or publish a service',
+        tags: ['services'],
+        security,
+        params: Type.Object({ id: Type.String() }),
+        body: UpdateService,
+      },
+    },
+    async (request) => {
+      const service = await ownService(requireCaller(request), request.params.id);
+      const body = request.body;
+      if (body.slug !== undefined) await checkSlug(Number(service.account_id), body.slug, service.service_id);
+      if (body.eventType !== undefined) checkEventType(body.eventType);
+      await updateService(db, service.service_id, body, context.clock.now());
+      return view((await getService(db, service.service_id))!);
+    },
+  );
+}

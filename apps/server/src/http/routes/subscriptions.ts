@@ -1,0 +1,242 @@
+import Type from 'typebox';
+import { getRepository } from '../../store/accounts.js';
+import type { SubscriptionRow, SubscriptionStatus } from '../../store/schema.js';
+import { getService, listDirectory } from '../../store/services.js';
+import {
+  createSubscription,
+  getSubscription,
+  listSubscriptions,
+  setDurable,
+  setSubscriptionStatus,
+} from '../../store/subscriptions.js';
+import type { App, AppContext } from '../app.js';
+import { type Caller, isMemberOf, requireCaller } from '../authenticate.js';
+import { HttpError } from '../problem.js';
+import { subscriptionView } from '../views.js';
+import { accountLogins, memberRepository, repositoryNames } from './lookups.js';
+
+const security = [{ apiToken: [] }];
+const IdParams = Type.Object({ id: Type.String() });
+
+/**
+ * Subscriptions (connections): a consumer requests access to a service for one of its
+ * repositories; the provider approves, denies or revokes. Either side may revoke an approved
+ * subscription (a consumer leaving is as legitimate as a provider cutting it off).
+ */
+export function registerSubscriptionRoutes(api: App, context: AppContext): void {
+  const db = context.store.db;
+
+  async function view(subscription: SubscriptionRow) {
+    const service = (await getService(db, subscription.service_id))!;
+    const logins = await accountLogins(db, [
+      Number(service.account_id),
+      Number(subscription.consumer_account_id),
+    ]);
+    const names = await repositoryNames(db, [
+      Number(service.repository_id),
+      Number(subscription.consumer_repository_id),
+    ]);
+    return subscriptionView(subscription, {
+      service,
+      provider: logins.get(Number(service.account_id)) ?? '',
+      providerRepository: names.get(Number(service.repository_id)) ?? '',
+      consumer: logins.get(Number(subscription.consumer_account_id)) ?? '',
+      consumerRepository: names.get(Number(subscription.consumer_repository_id)) ?? '',
+    });
+  }
+
+  /** The subscription and which sides of it the caller is on; 404 when on neither. */
+  async function visible(caller: Caller, id: string) {
+    const subscription = await getSubscription(db, id);
+    const service = subscription ? await getService(db, subscription.service_id) : undefined;
+    const asProvider = service !== undefined && isMemberOf(caller, Number(service.account_id));
+    const asConsumer =
+      subscription !== undefined && isMemberOf(caller, Number(subscription.consumer_account_id));
+    if (!subscription || (!asProvider && !asConsumer)) {
+      throw new HttpError(404, 'subscription_not_found', `no subscription ${id} that you are a party to`);
+    }
+    return { subscription, asProvider, asConsumer };
+  }
+
+  async function decide(
+    caller: Caller,
+    id: string,
+    to: SubscriptionStatus,
+    allowedFrom: SubscriptionStatus[],
+    consumerMayDo: boolean,
+  ) {
+    const { subscription, asProvider, asConsumer } = await visible(caller, id);
+    if (!asProvider && !(consumerMayDo && asConsumer)) {
+      throw new HttpError(404, 'subscription_not_found', `no subscription ${id} of a service you provide`);
+    }
+    if (!allowedFrom.includes(subscription.status)) {
+      throw new HttpError(
+        409,
+        'invalid_transition',
+        `the subscription is ${subscription.status}; it cannot become ${to}`,
+        {
+          status_current: subscription.status,
+        },
+      );
+    }
+    await setSubscriptionStatus(
+      db,
+      subscription.subscription_id,
+      to,
+      caller.user.user_id,
+      context.clock.now(),
+    );
+    return view((await getSubscription(db, subscription.subscription_id))!);
+  }
+
+  api.post(
+    '/api/v1/subscriptions',
+    {
+      schema: {
+        summary: 'Request access to a published service for one of your repositories',
+        tags: ['subscriptions'],
+        security,
+        body: Type.Object(
+          {
+            serviceId: Type.String(),
+            deliversTo: Type.String({
+              description: 'owner/repo that receives the repository_dispatch events',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const caller = requireCaller(request);
+      const visibleServices = await listDirectory(db, {
+        memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
+      });
+      const service = visibleServices.find((s) => s.service_id === request.body.serviceId);
+      if (!service) {
+        throw new HttpError(
+          404,
+          'service_not_found',
+          `no published service ${request.body.serviceId} visible to you (see GET /api/v1/directory)`,
+        );
+      }
+      const [owner, repo] = request.body.deliversTo.split('/');
+      if (!owner || !repo) throw new HttpError(400, 'invalid_request', 'deliversTo must be owner/repo');
+      const { repository } = await memberRepository(db, caller, owner, repo);
+      const created = await createSubscription(
+        db,
+        {
+          serviceId: service.service_id,
+          consumerAccountId: Number(repository.account_id),
+          consumerRepositoryId: Number(repository.repository_id),
+          requestedBy: caller.user.user_id,
+        },
+        context.clock.now(),
+      );
+      if (created === 'duplicate') {
+        throw new HttpError(
+          409,
+          'subscription_exists',
+          `${repository.full_name} already has a requested or approved subscription to this service`,
+        );
+      }
+      return reply.code(201).send(await view(created));
+    },
+  );
+
+  api.get(
+    '/api/v1/subscriptions',
+    {
+      schema: {
+        summary: 'Subscriptions you are a party to (as consumer or provider)',
+        tags: ['subscriptions'],
+        security,
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const rows = await listSubscriptions(
+        db,
+        caller.accounts.map((a) => Number(a.account_id)),
+      );
+      return { subscriptions: await Promise.all(rows.map((row) => view(row))) };
+    },
+  );
+
+  api.get(
+    '/api/v1/subscriptions/:id',
+    { schema: { summary: 'One subscription', tags: ['subscriptions'], security, params: IdParams } },
+    async (request) => view((await visible(requireCaller(request), request.params.id)).subscription),
+  );
+
+  api.post(
+    '/api/v1/subscriptions/:id/approve',
+    {
+      schema: {
+        summary: 'Approve a requested subscription (provider)',
+        tags: ['subscriptions'],
+        security,
+        params: IdParams,
+      },
+    },
+    async (request) => decide(requireCaller(request), request.params.id, 'approved', ['requested'], false),
+  );
+  api.post(
+    '/api/v1/subscriptions/:id/deny',
+    {
+      schema: {
+        summary: 'Deny a requested subscription (provider)',
+        tags: ['subscriptions'],
+        security,
+        params: IdParams,
+      },
+    },
+    async (request) => decide(requireCaller(request), request.params.id, 'denied', ['requested'], false),
+  );
+  api.post(
+    '/api/v1/subscriptions/:id/revoke',
+    {
+      schema: {
+        summary: 'Revoke a subscription (provider, or the consumer withdrawing)',
+        tags: ['subscriptions'],
+        security,
+        params: IdParams,
+      },
+    },
+    async (request) =>
+      decide(requireCaller(request), request.params.id, 'revoked', ['requested', 'approved'], true),
+  );
+
+  api.patch(
+    '/api/v1/subscriptions/:id',
+    {
+      schema: {
+        summary: 'The Durable Delivery switch (consumer)',
+        tags: ['subscriptions'],
+        security,
+        params: IdParams,
+        body: Type.Object({ durable: Type.Boolean() }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const { subscription, asConsumer } = await visible(caller, request.params.id);
+      if (!asConsumer)
+        throw new HttpError(
+          404,
+          'subscription_not_found',
+          `no subscription ${request.params.id} delivering to your repositories`,
+        );
+      const repository = await getRepository(db, Number(subscription.consumer_repository_id));
+      if (request.body.durable && !repository?.completion_enabled) {
+        throw new HttpError(
+          409,
+          'completion_tracking_disabled',
+          `turn on completion tracking for ${repository?.full_name} first (PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true})`,
+        );
+      }
+      await setDurable(db, subscription.subscription_id, request.body.durable, context.clock.now());
+      return view((await getSubscription(db, subscription.subscription_id))!);
+    },
+  );
+}

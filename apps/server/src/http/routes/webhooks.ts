@@ -1,0 +1,82 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { ingestGitHubWebhook, type WebhookOutcome } from '../../ingest/github-webhook.js';
+import type { App, AppContext } from '../app.js';
+import { HttpError, sendProblem } from '../problem.js';
+
+/** GitHub caps webhook payloads at 25 MB. https://docs.github.com/webhooks/webhook-events-and-payloads#payload-cap */
+const GITHUB_PAYLOAD_CAP_BYTES = 25 * 1024 * 1024;
+
+export function registerWebhookRoute(app: App, context: AppContext): void {
+  app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    // The signature covers the exact bytes GitHub sent, so the body is kept raw here.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: GITHUB_PAYLOAD_CAP_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    scope.post(
+      '/webhooks/github',
+      {
+        bodyLimit: GITHUB_PAYLOAD_CAP_BYTES,
+        schema: {
+          summary: 'GitHub webhook receiver (App webhook and the repository hooks Zekt places)',
+          tags: ['ingestion'],
+        },
+      },
+      async (request, reply) => {
+        const header = (name: string) => {
+          const value = request.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        const outcome = await ingestGitHubWebhook(
+          {
+            store: context.store,
+            clock: context.clock,
+            secretBox: context.secretBox,
+            appWebhookSecret: context.appWebhookSecret,
+            messageGraceMs: context.messageGraceMs,
+            logger: context.logger,
+            onEventStored: context.wakeRouter,
+          },
+          {
+            event: header('x-github-event'),
+            deliveryGuid: header('x-github-delivery'),
+            hookId: header('x-github-hook-id'),
+            targetType: header('x-github-hook-installation-target-type'),
+            targetId: header('x-github-hook-installation-target-id'),
+            signature256: header('x-hub-signature-256'),
+            contentType: header('content-type'),
+            rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+          },
+        );
+        return answer(reply, outcome);
+      },
+    );
+  });
+}
+
+function answer(reply: FastifyReply, outcome: WebhookOutcome): FastifyReply {
+  switch (outcome.outcome) {
+    case 'unauthorized':
+      return sendProblem(reply, new HttpError(401, 'invalid_signature', outcome.detail));
+    case 'unsupported':
+      return sendProblem(reply, new HttpError(415, 'unsupported_media_type', outcome.detail));
+    case 'malformed':
+      return sendProblem(reply, new HttpError(400, 'malformed_webhook', outcome.detail));
+    case 'forbidden':
+      return sendProblem(reply, new HttpError(403, 'hook_repository_mismatch', outcome.detail));
+    case 'duplicate':
+      return reply.code(200).send({ outcome: 'duplicate', detail: outcome.detail });
+    case 'pong':
+      return reply.code(200).send({ outcome: 'pong' });
+    case 'applied':
+      return reply.code(200).send({ outcome: 'applied', detail: outcome.detail });
+    case 'ignored':
+      return reply.code(202).send({ outcome: 'ignored', detail: outcome.detail });
+    case 'accepted':
+      return reply.code(202).send({ outcome: 'accepted', eventId: outcome.eventId });
+  }
+}

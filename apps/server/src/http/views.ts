@@ -1,0 +1,87 @@
+import { workflowFileName } from '../domain/workflow-path.js';
+import type { AccountRow, RepositoryRow, ServiceRow, SubscriptionRow, WorkflowRow } from '../store/schema.js';
+import { parseTags } from '../store/services.js';
+
+/**
+ * JSON shapes of the management API (camelCase, ISO-8601 times). Rows never leave the server as
+ * they are: these functions decide what a caller sees.
+ */
+export const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
+
+export function accountView(account: AccountRow) {
+  return {
+    id: Number(account.account_id),
+    login: account.login,
+    type: account.type,
+    installationId: account.installation_id === null ? null : Number(account.installation_id),
+    suspended: account.suspended_at !== null,
+  };
+}
+
+export function repositoryView(repository: RepositoryRow) {
+  return {
+    id: Number(repository.repository_id),
+    fullName: repository.full_name,
+    private: Boolean(repository.private),
+    provider: { enabled: Boolean(repository.provider_enabled) },
+    completionTracking: { enabled: Boolean(repository.completion_enabled) },
+  };
+}
+
+export function workflowView(workflow: WorkflowRow) {
+  return {
+    file: workflowFileName(workflow.path),
+    path: workflow.path,
+    name: workflow.name,
+    whitelisted: Boolean(workflow.whitelisted),
+    blockedCount: Number(workflow.blocked_count),
+    firstSeenAt: iso(workflow.first_seen_at),
+    lastSeenAt: iso(workflow.last_seen_at),
+  };
+}
+
+export function serviceView(service: ServiceRow, names: { provider: string; repository: string }) {
+  return {
+    id: service.service_id,
+    provider: names.provider,
+    repository: names.repository,
+    workflow: workflowFileName(service.workflow_path),
+    workflowPath: service.workflow_path,
+    slug: service.slug,
+    eventType: service.event_type,
+    description: service.description,
+    tags: parseTags(service.tags),
+    visibility: service.visibility,
+    published: Boolean(service.published),
+    createdAt: iso(service.created_at),
+    updatedAt: iso(service.updated_at),
+  };
+}
+
+export function subscriptionView(
+  subscription: SubscriptionRow,
+  names: {
+    provider: string;
+    service: ServiceRow;
+    providerRepository: string;
+    consumer: string;
+    consumerRepository: string;
+  },
+) {
+  return {
+    id: subscription.subscription_id,
+    status: subscription.status,
+    durable: Boolean(subscription.durable),
+    service: { id: names.service.service_id, slug: names.service.slug, eventType: names.service.event_type },
+    provider: {
+      account: names.provider,
+      repository: names.providerRepository,
+      workflow: workflowFileName(names.service.workflow_path),
+    },
+    consumer: { account: names.consumer, repository: names.consumerRepository },
+    deliversTo: names.consumerRepository,
+    requestedAt: iso(subscription.requested_at),
+    decidedAt: iso(subscription.decided_at),
+  };
+}

@@ -1,0 +1,187 @@
+import type { Clock } from '../domain/clock.js';
+import { describeInvalidEventType, isValidEventType } from '../domain/event-type.js';
+import { workflowPathFromRef } from '../domain/workflow-path.js';
+import type { ActionsClaims } from '../github/oidc-verifier.js';
+import { getRepository } from '../store/accounts.js';
+import { getEventByRunKey } from '../store/events.js';
+import { upsertMessage } from '../store/messages.js';
+import type { Store } from '../store/store.js';
+import { routableSubscriptions } from '../store/subscriptions.js';
+import { countUsage } from '../store/usage.js';
+import { getWorkflow } from '../store/workflows.js';
+
+/**
+ * `POST /api/events/receive` (SPEC 3.2), after the OIDC token was verified. Wire-compatible with the
+ * public zekt-action: `{ eventType, payload, repository?, workflowRunId?, workflow?, triggeredBy?,
+ * commitSha?, ref?, timestamp? }`. Identity comes from the token's claims; the body may repeat the
+ * repository and run id, and must then agree with them.
+ */
+export const MESSAGE_PAYLOAD_LIMIT_BYTES = 512 * 1024;
+
+export interface MessageBody {
+  eventType?: unknown;
+  payload?: unknown;
+  repository?: unknown;
+  workflowRunId?: unknown;
+  workflow?: unknown;
+  triggeredBy?: unknown;
+  commitSha?: unknown;
+  ref?: unknown;
+  timestamp?: unknown;
+}
+
+export type MessageOutcome =
+  | { outcome: 'invalid'; code: string; detail: string }
+  | { outcome: 'too_large'; detail: string }
+  | { outcome: 'forbidden'; detail: string }
+  | { outcome: 'not_enabled'; detail: string }
+  | { outcome: 'already_routed'; detail: string }
+  | { outcome: 'stored'; messageId: string; consumersNotified: number; replaced: boolean };
+
+export interface MessageIntakeOptions {
+  store: Store;
+  clock: Clock;
+  /** Called when a message makes a waiting event due, to wake the router. */
+  onEventDue: () => void;
+}
+
+export async function receiveMessage(
+  options: MessageIntakeOptions,
+  claims: ActionsClaims,
+  body: MessageBody,
+  headerRepository: string | undefined,
+): Promise<MessageOutcome> {
+  if (body.eventType === undefined || body.eventType === null || body.eventType === '') {
+    return { outcome: 'invalid', code: 'invalid_event_type', detail: 'eventType is required' };
+  }
+  if (!isValidEventType(body.eventType)) {
+    return {
+      outcome: 'invalid',
+      code: 'invalid_event_type',
+      detail: describeInvalidEventType(body.eventType),
+    };
+  }
+  for (const [where, value] of [
+    ['body repository', body.repository],
+    ['x-github-repository header', headerRepository],
+  ] as const) {
+    if (
+      value !== undefined &&
+      value !== null &&
+      value !== '' &&
+      String(value).toLowerCase() !== claims.repository.toLowerCase()
+    ) {
+      return {
+        outcome: 'forbidden',
+        detail: `the ${where} (${String(value)}) is not the repository the OIDC token was issued to (${claims.repository})`,
+      };
+    }
+  }
+  if (
+    body.workflowRunId !== undefined &&
+    body.workflowRunId !== null &&
+    String(body.workflowRunId) !== String(claims.runId)
+  ) {
+    return {
+      outcome: 'forbidden',
+      detail: `workflowRunId ${String(body.workflowRunId)} is not the run the OIDC token was issued to (${claims.runId})`,
+    };
+  }
+  const payload = normalizePayload(body.payload);
+  if (!payload.ok) return { outcome: 'invalid', code: 'invalid_payload', detail: payload.detail };
+  const payloadJson = JSON.stringify(payload.value);
+  const payloadBytes = Buffer.byteLength(payloadJson, 'utf8');
+  if (payloadBytes > MESSAGE_PAYLOAD_LIMIT_BYTES) {
+    return {
+      outcome: 'too_large',
+      detail: `the payload is ${payloadBytes} bytes serialized; the limit is ${MESSAGE_PAYLOAD_LIMIT_BYTES} bytes (512 KB)`,
+    };
+  }
+  const runKey = { repositoryId: claims.repositoryId, runId: claims.runId, runAttempt: claims.runAttempt };
+  const workflowPath = workflowPathFromRef(claims.workflowRef, claims.repository);
+  const now = options.clock.now();
+
+  const outcome = await options.store.transaction(
+    async (trx): Promise<MessageOutcome & { wake?: boolean }> => {
+      const repository = await getRepository(trx, claims.repositoryId);
+      if (!repository?.provider_enabled || repository.removed_at !== null) {
+        return {
+          outcome: 'not_enabled',
+          detail: `${claims.repository} is not enabled as a Zekt provider repository: enable it in the console (Provider → Zekt Repos) or with PUT /api/v1/repositories/${claims.repository}/provider`,
+        };
+      }
+      const event = await getEventByRunKey(trx, runKey);
+      if (event && event.route_status !== 'pending') {
+        return {
+          outcome: 'already_routed',
+          detail: `run ${claims.runId} attempt ${claims.runAttempt} was already routed; send the message before the workflow finishes`,
+        };
+      }
+      const { messageId, replaced } = await upsertMessage(
+        trx,
+        {
+          ...runKey,
+          accountId: Number(repository.account_id),
+          workflowPath,
+          eventType: body.eventType as string,
+          payloadJson,
+          payloadBytes,
+          sender: {
+            actor: claims.actor,
+            workflowRef: claims.workflowRef,
+            sha: claims.sha,
+            ref: claims.ref,
+            eventName: claims.eventName,
+            ...(typeof body.timestamp === 'string' ? { sentAt: body.timestamp } : {}),
+          },
+        },
+        now,
+      );
+      await countUsage(trx, Number(repository.account_id), 'messages_received', now);
+      let wake = false;
+      if (event && event.route_after > now) {
+        // The event was waiting for this message (grace period): route it now.
+        await trx
+          .updateTable('events')
+          .set({ route_after: now })
+          .where('event_id', '=', event.event_id)
+          .execute();
+        wake = true;
+      }
+      const consumersNotified = await countConsumers(trx, claims.repositoryId, workflowPath);
+      return { outcome: 'stored', messageId, consumersNotified, replaced, wake };
+    },
+  );
+  if (outcome.outcome === 'stored' && outcome.wake) options.onEventDue();
+  if (outcome.outcome === 'stored') {
+    const { wake: _wake, ...stored } = outcome;
+    return stored;
+  }
+  return outcome;
+}
+
+/** Consumers that will receive the run: the approved subscriptions, if the workflow is whitelisted. */
+async function countConsumers(
+  db: Store['db'],
+  repositoryId: number,
+  workflowPath: string | null,
+): Promise<number> {
+  if (workflowPath === null) return 0;
+  const workflow = await getWorkflow(db, repositoryId, workflowPath);
+  if (!workflow?.whitelisted) return 0;
+  return (await routableSubscriptions(db, repositoryId, workflowPath)).length;
+}
+
+/** `payload` is any JSON value, or a string holding JSON (what the action's input is). */
+function normalizePayload(value: unknown): { ok: true; value: unknown } | { ok: false; detail: string } {
+  if (value === undefined) return { ok: true, value: {} };
+  if (typeof value !== 'string') return { ok: true, value };
+  try {
+    return { ok: true, value: JSON.parse(value) };
+  } catch (error) {
+    return {
+      ok: false,
+      detail: `payload is a string but not JSON (${(error as Error).message}); send a JSON value, or a string holding JSON`,
+    };
+  }
+}

@@ -1,0 +1,162 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { newDeliveryId } from '../domain/ids.js';
+import { decideRouting } from '../domain/routing.js';
+import type { RunSummary } from '../domain/run-summary.js';
+import { insertArchive } from '../store/archives.js';
+import { insertDeliveries } from '../store/deliveries.js';
+import { finishRouting, takeDueEvent } from '../store/events.js';
+import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
+import type { NewDelivery } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+import { routableSubscriptions } from '../store/subscriptions.js';
+import { countUsage } from '../store/usage.js';
+import { countBlocked, getWorkflow } from '../store/workflows.js';
+
+/**
+ * Routes stored completion events (SPEC 3.3): one transaction per event joins the run's message,
+ * applies the policy, and creates the deliveries and the archive. The dispatcher takes it from
+ * there. Blocked runs are recorded and still charged to the provider.
+ */
+export interface EventRouterOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** How long archived payloads are kept for replay (SPEC 5: 90 days). */
+  archiveRetentionMs: number;
+  /** Called after deliveries were committed, to wake the dispatcher. */
+  onDeliveriesCreated: () => void;
+}
+
+export type RouteResult =
+  | { outcome: 'idle' }
+  | { outcome: 'blocked'; eventId: string }
+  | { outcome: 'routed'; eventId: string; deliveryIds: string[] };
+
+export interface EventRouter {
+  /** Routes one due event, if any. */
+  routeNext(): Promise<RouteResult>;
+  /** Routes every event due now; returns how many were handled. */
+  routeDue(): Promise<number>;
+}
+
+export function createEventRouter(options: EventRouterOptions): EventRouter {
+  const { store, clock, logger } = options;
+
+  async function routeNext(): Promise<RouteResult> {
+    const result = await store.transaction(async (trx): Promise<RouteResult> => {
+      const now = clock.now();
+      const event = await takeDueEvent(trx, store.dialect, now);
+      if (!event) return { outcome: 'idle' };
+      const runKey = {
+        repositoryId: Number(event.repository_id),
+        runId: Number(event.run_id),
+        runAttempt: event.run_attempt,
+      };
+      const accountId = Number(event.account_id);
+      const message = await getMessageByRunKey(trx, runKey);
+      const pendingMessage = message && message.status === 'pending' ? message : undefined;
+      const workflow = await getWorkflow(trx, runKey.repositoryId, event.workflow_path);
+      const subscriptions = workflow?.whitelisted
+        ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
+        : [];
+      const decision = decideRouting({
+        whitelisted: Boolean(workflow?.whitelisted),
+        subscriptions,
+        message: pendingMessage ? { eventType: pendingMessage.event_type } : undefined,
+      });
+      if (pendingMessage) await markMessageRouted(trx, pendingMessage.message_id, now);
+
+      if (decision.outcome === 'blocked') {
+        await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
+        await countUsage(trx, accountId, 'events_blocked', now);
+        await finishRouting(
+          trx,
+          event.event_id,
+          { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
+          now,
+        );
+        return { outcome: 'blocked', eventId: event.event_id };
+      }
+
+      const deliveries: NewDelivery[] = decision.deliveries.map((planned) => ({
+        delivery_id: newDeliveryId(now),
+        event_id: event.event_id,
+        subscription_id: planned.subscriptionId,
+        service_id: planned.serviceId,
+        provider_account_id: accountId,
+        provider_repository_id: runKey.repositoryId,
+        consumer_account_id: planned.consumerAccountId,
+        consumer_repository_id: planned.consumerRepositoryId,
+        correlation_id: String(runKey.runId),
+        run_attempt: runKey.runAttempt,
+        event_type: planned.eventType,
+        durable: planned.durable,
+        status: 'Dispatched',
+        dispatch_state: 'pending',
+        attempt_count: 0,
+        next_attempt_at: now,
+        lease_owner: null,
+        lease_expires_at: null,
+        dispatched_at: now,
+        confirmed_at: null,
+        completed_at: null,
+        consumer_conclusion: null,
+        is_finalized: false,
+        confirmation_attempts: 0,
+        retry_number: 0,
+        platform_response: null,
+        failure_reason: null,
+        replay_of: null,
+        replayed_by: null,
+        payload_by_reference: false,
+        updated_at: now,
+      }));
+      if (deliveries.length > 0) {
+        await insertArchive(
+          trx,
+          {
+            eventId: event.event_id,
+            summary: JSON.parse(event.summary) as RunSummary,
+            payloadJson: pendingMessage?.payload ?? null,
+            payloadBytes: pendingMessage?.payload_bytes ?? 0,
+            expiresAt: now + options.archiveRetentionMs,
+          },
+          now,
+        );
+        await insertDeliveries(trx, deliveries);
+      }
+      await finishRouting(
+        trx,
+        event.event_id,
+        {
+          status: 'routed',
+          messageId: pendingMessage?.message_id ?? null,
+          deliveriesCreated: deliveries.length,
+        },
+        now,
+      );
+      return {
+        outcome: 'routed',
+        eventId: event.event_id,
+        deliveryIds: deliveries.map((d) => d.delivery_id),
+      };
+    });
+    if (result.outcome === 'routed') {
+      logger.info({ eventId: result.eventId, deliveries: result.deliveryIds.length }, 'event routed');
+      if (result.deliveryIds.length > 0) options.onDeliveriesCreated();
+    } else if (result.outcome === 'blocked') {
+      logger.info({ eventId: result.eventId }, 'event blocked: workflow not whitelisted');
+    }
+    return result;
+  }
+
+  return {
+    routeNext,
+    async routeDue() {
+      let handled = 0;
+      while ((await routeNext()).outcome !== 'idle') handled++;
+      return handled;
+    },
+  };
+}

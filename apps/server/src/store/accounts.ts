@@ -1,0 +1,214 @@
+import { type Kysely, sql } from 'kysely';
+import type { AccountRow, Database, RepositoryRow } from './schema.js';
+
+/** Accounts and their repositories, kept in step with `installation*` webhooks. */
+
+export interface InstalledAccount {
+  accountId: number;
+  login: string;
+  type: string;
+  installationId: number;
+}
+
+export async function upsertInstalledAccount(
+  db: Kysely<Database>,
+  account: InstalledAccount,
+  now: number,
+): Promise<void> {
+  // A reinstall gets a new installation id; the old one may still be on a stale row of the same account.
+  await db
+    .updateTable('accounts')
+    .set({ installation_id: null, updated_at: now })
+    .where('installation_id', '=', account.installationId)
+    .where('account_id', '!=', account.accountId)
+    .execute();
+  await db
+    .insertInto('accounts')
+    .values({
+      account_id: account.accountId,
+      login: account.login,
+      type: account.type,
+      installation_id: account.installationId,
+      installed_at: now,
+      suspended_at: null,
+      uninstalled_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({
+        login: account.login,
+        type: account.type,
+        installation_id: account.installationId,
+        installed_at: now,
+        suspended_at: null,
+        uninstalled_at: null,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+export async function markUninstalled(
+  db: Kysely<Database>,
+  installationId: number,
+  now: number,
+): Promise<void> {
+  const account = await getAccountByInstallation(db, installationId);
+  if (!account) return;
+  await db
+    .updateTable('accounts')
+    .set({ uninstalled_at: now, installation_id: null, updated_at: now })
+    .where('account_id', '=', account.account_id)
+    .execute();
+  await db
+    .updateTable('repositories')
+    .set({ removed_at: now, updated_at: now })
+    .where('account_id', '=', account.account_id)
+    .where('removed_at', 'is', null)
+    .execute();
+}
+
+export async function setSuspended(
+  db: Kysely<Database>,
+  installationId: number,
+  suspended: boolean,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ suspended_at: suspended ? now : null, updated_at: now })
+    .where('installation_id', '=', installationId)
+    .execute();
+}
+
+export function getAccountByInstallation(
+  db: Kysely<Database>,
+  installationId: number,
+): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('installation_id', '=', installationId)
+    .executeTakeFirst();
+}
+
+export function getAccount(db: Kysely<Database>, accountId: number): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** GitHub logins are case-insensitive. */
+export function getAccountByLogin(db: Kysely<Database>, login: string): Promise<AccountRow | undefined> {
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where(sql<string>`lower(login)`, '=', login.toLowerCase())
+    .orderBy('updated_at', 'desc')
+    .executeTakeFirst();
+}
+
+export interface InstalledRepository {
+  repositoryId: number;
+  fullName: string;
+  name: string;
+  private: boolean;
+}
+
+export async function upsertRepositories(
+  db: Kysely<Database>,
+  accountId: number,
+  repositories: InstalledRepository[],
+  now: number,
+): Promise<void> {
+  for (const repository of repositories) {
+    await db
+      .insertInto('repositories')
+      .values({
+        repository_id: repository.repositoryId,
+        account_id: accountId,
+        full_name: repository.fullName,
+        name: repository.name,
+        private: repository.private,
+        provider_enabled: false,
+        completion_enabled: false,
+        removed_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.column('repository_id').doUpdateSet({
+          account_id: accountId,
+          full_name: repository.fullName,
+          name: repository.name,
+          private: repository.private,
+          removed_at: null,
+          updated_at: now,
+        }),
+      )
+      .execute();
+  }
+}
+
+export async function markRepositoriesRemoved(
+  db: Kysely<Database>,
+  accountId: number,
+  repositoryIds: number[],
+  now: number,
+): Promise<void> {
+  if (repositoryIds.length === 0) return;
+  await db
+    .updateTable('repositories')
+    .set({ removed_at: now, updated_at: now })
+    .where('account_id', '=', accountId)
+    .where('repository_id', 'in', repositoryIds)
+    .execute();
+}
+
+export function getRepository(
+  db: Kysely<Database>,
+  repositoryId: number,
+): Promise<RepositoryRow | undefined> {
+  return db
+    .selectFrom('repositories')
+    .selectAll()
+    .where('repository_id', '=', repositoryId)
+    .executeTakeFirst();
+}
+
+/** Repository names are case-insensitive on GitHub, like logins. */
+export function getRepositoryByName(
+  db: Kysely<Database>,
+  fullName: string,
+): Promise<RepositoryRow | undefined> {
+  return db
+    .selectFrom('repositories')
+    .selectAll()
+    .where(sql<string>`lower(full_name)`, '=', fullName.toLowerCase())
+    .orderBy('removed_at', 'asc')
+    .orderBy('updated_at', 'desc')
+    .executeTakeFirst();
+}
+
+export function listRepositories(db: Kysely<Database>, accountId: number): Promise<RepositoryRow[]> {
+  return db
+    .selectFrom('repositories')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('removed_at', 'is', null)
+    .orderBy('full_name')
+    .execute();
+}
+
+export async function setRepositoryFlag(
+  db: Kysely<Database>,
+  repositoryId: number,
+  flag: 'provider_enabled' | 'completion_enabled',
+  enabled: boolean,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('repositories')
+    .set({ [flag]: enabled, updated_at: now })
+    .where('repository_id', '=', repositoryId)
+    .execute();
+}

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.js';
+import type { SqlDialect } from './migrations/index.js';
+import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
+
+/**
+ * Deliveries are the dispatch queue. A worker claims due rows by writing its lease; it records the
+ * outcome only while it still holds the lease, so a worker whose lease expired (it stalled or died)
+ * can never overwrite the work of the one that took over.
+ */
+
+export async function insertDeliveries(db: Kysely<Database>, deliveries: NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db.insertInto('deliveries').values(deliveries).execute();
+}
+
+export interface ClaimOptions {
+  owner: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+}
+
+/**
+ * Claims up to `limit` deliveries that are due (pending, `next_attempt_at` reached, no live
+ * lease) and counts the attempt they are claimed for.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  options: ClaimOptions,
+): Promise<DeliveryRow[]> {
+  let due = db
+    .selectFrom('deliveries')
+    .select('delivery_id')
+    .where('dispatch_state', '=', 'pending')
+    .where('next_attempt_at', '<=', options.now)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', options.now)]))
+    .orderBy('next_attempt_at')
+    .limit(options.limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      lease_owner: options.owner,
+      lease_expires_at: options.now + options.leaseMs,
+      attempt_count: eb('attempt_count', '+', 1),
+      updated_at: options.now,
+    }))
+    .where('delivery_id', 'in', due)
+    .returningAll()
+    .execute();
+}
+
+export interface AttemptRecord {
+  number: number;
+  startedAt: number;
+  durationMs: number;
+  outcome: 'accepted' | 'failed';
+  statusCode: number | null;
+  errorCategory: string | null;
+  errorMessage: string | null;
+  responseHeaders: Record<string, string> | null;
+}
+
+/**
+ * Records an attempt and the delivery's new state, releasing the lease. Returns false (and writes
+ * nothing) when the caller no longer owns the lease.
+ */
+export async function recordAttempt(
+  db: Kysely<Database>,
+  input: { deliveryId: string; owner: string; attempt: AttemptRecord | null; update: DeliveryUpdate },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ ...input.update, lease_owner: null, lease_expires_at: null })
+    .where('delivery_id', '=', input.deliveryId)
+    .where('lease_owner', '=', input.owner)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  if (input.attempt) {
+    const a = input.attempt;
+    await db
+      .insertInto('delivery_attempts')
+      .values({
+        attempt_id: newId('att', a.startedAt),
+        delivery_id: input.deliveryId,
+        number: a.number,
+        started_at: a.startedAt,
+        duration_ms: a.durationMs,
+        outcome: a.outcome,
+        status_code: a.statusCode,
+        error_category: a.errorCategory,
+        error_message: a.errorMessage,
+        response_headers: a.responseHeaders === null ? null : JSON.stringify(a.responseHeaders),
+      })
+      .execute();
+  }
+  return true;
+}
+
+export function getDelivery(db: Kysely<Database>, deliveryId: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('deliveries').selectAll().where('delivery_id', '=', deliveryId).executeTakeFirst();
+}
+
+export function listAttempts(db: Kysely<Database>, deliveryId: string): Promise<DeliveryAttemptRow[]> {
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('number')
+    .execute();
+}
+
+export function listDeliveriesOfEvent(db: Kysely<Database>, eventId: string): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .orderBy('delivery_id')
+    .execute();
+}
+
+/** When the next pending delivery becomes due (null: nothing pending). */
+export async function nextDeliveryDueAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await db
+    .selectFrom('deliveries')
+    .select((eb) => eb.fn.min(eb.fn.coalesce('lease_expires_at', 'next_attempt_at')).as('due'))
+    .where('dispatch_state', '=', 'pending')
+    .executeTakeFirst();
+  return row?.due == null ? null : Number(row.due);
+}

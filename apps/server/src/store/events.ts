@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.js';
+import type { RunSummary } from '../domain/run-summary.js';
+import type { Database, EventRow } from './schema.js';
+
+/** Completion events of run keys: stored at ingestion, routed from the store. */
+
+export interface NewEvent {
+  repositoryId: number;
+  runId: number;
+  runAttempt: number;
+  accountId: number;
+  summary: RunSummary;
+  routeAfter: number;
+}
+
+/** Inserts the event of a run key; returns null when that run key was already received. */
+export async function insertEvent(
+  db: Kysely<Database>,
+  event: NewEvent,
+  now: number,
+): Promise<string | null> {
+  const eventId = newId('evt', now);
+  const result = await db
+    .insertInto('events')
+    .values({
+      event_id: eventId,
+      repository_id: event.repositoryId,
+      run_id: event.runId,
+      run_attempt: event.runAttempt,
+      account_id: event.accountId,
+      workflow_path: event.summary.workflowPath,
+      workflow_name: event.summary.workflow,
+      conclusion: event.summary.conclusion,
+      summary: JSON.stringify(event.summary),
+      received_at: now,
+      route_after: event.routeAfter,
+      route_status: 'pending',
+      routed_at: null,
+      message_id: null,
+      deliveries_created: 0,
+    })
+    .onConflict((oc) => oc.columns(['repository_id', 'run_id', 'run_attempt']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? eventId : null;
+}
+
+/**
+ * The next event due for routing, locked for the caller's transaction. On PostgreSQL other
+ * routers skip it (`FOR UPDATE SKIP LOCKED`); SQLite serialises writers anyway.
+ */
+export async function takeDueEvent(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  now: number,
+): Promise<EventRow | undefined> {
+  let query = db
+    .selectFrom('events')
+    .selectAll()
+    .where('route_status', '=', 'pending')
+    .where('route_after', '<=', now)
+    .orderBy('route_after')
+    .orderBy('event_id')
+    .limit(1);
+  if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+  return query.executeTakeFirst();
+}
+
+export function getEventByRunKey(
+  db: Kysely<Database>,
+  runKey: { repositoryId: number; runId: number; runAttempt: number },
+): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('repository_id', '=', runKey.repositoryId)
+    .where('run_id', '=', runKey.runId)
+    .where('run_attempt', '=', runKey.runAttempt)
+    .executeTakeFirst();
+}
+
+export function getEvent(db: Kysely<Database>, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+}
+
+export async function finishRouting(
+  db: Kysely<Database>,
+  eventId: string,
+  outcome: { status: 'routed' | 'blocked'; messageId: string | null; deliveriesCreated: number },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('events')
+    .set({
+      route_status: outcome.status,
+      routed_at: now,
+      message_id: outcome.messageId,
+      deliveries_created: outcome.deliveriesCreated,
+    })
+    .where('event_id', '=', eventId)
+    .execute();
+}
+
+/** The earliest time a pending event becomes due, to sleep exactly until then. */
+export async function nextEventDueAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.min('route_after').as('due'))
+    .where('route_status', '=', 'pending')
+    .executeTakeFirst();
+  return row?.due == null ? null : Number(row.due);
+}

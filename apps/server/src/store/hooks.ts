@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { Database, HookRole, RepositoryHookRow } from './schema.js';
+
+/**
+ * Repository hooks Zekt places. A row exists from the moment Zekt decides to place a hook (so the
+ * `ping` GitHub sends right after creation can be verified) and gets GitHub's hook id once the create
+ * call has answered.
+ */
+export async function beginHookPlacement(
+  db: Kysely<Database>,
+  hook: { repositoryId: number; role: HookRole; secretEncrypted: string; url: string },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('repository_hooks')
+    .values({
+      repository_id: hook.repositoryId,
+      role: hook.role,
+      hook_id: null,
+      secret_encrypted: hook.secretEncrypted,
+      url: hook.url,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['repository_id', 'role']).doUpdateSet({
+        hook_id: null,
+        secret_encrypted: hook.secretEncrypted,
+        url: hook.url,
+        created_at: now,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+export async function completeHookPlacement(
+  db: Kysely<Database>,
+  repositoryId: number,
+  role: HookRole,
+  hookId: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('repository_hooks')
+    .set({ hook_id: hookId, updated_at: now })
+    .where('repository_id', '=', repositoryId)
+    .where('role', '=', role)
+    .execute();
+}
+
+export async function deleteHook(db: Kysely<Database>, repositoryId: number, role: HookRole): Promise<void> {
+  await db
+    .deleteFrom('repository_hooks')
+    .where('repository_id', '=', repositoryId)
+    .where('role', '=', role)
+    .execute();
+}
+
+export function getHook(
+  db: Kysely<Database>,
+  repositoryId: number,
+  role: HookRole,
+): Promise<RepositoryHookRow | undefined> {
+  return db
+    .selectFrom('repository_hooks')
+    .selectAll()
+    .where('repository_id', '=', repositoryId)
+    .where('role', '=', role)
+    .executeTakeFirst();
+}
+
+export function findHookById(db: Kysely<Database>, hookId: number): Promise<RepositoryHookRow | undefined> {
+  return db.selectFrom('repository_hooks').selectAll().where('hook_id', '=', hookId).executeTakeFirst();
+}
+
+/** Hooks of a repository whose GitHub id is not known yet, placed after `since`. */
+export function findHooksBeingPlaced(
+  db: Kysely<Database>,
+  repositoryId: number,
+  since: number,
+): Promise<RepositoryHookRow[]> {
+  return db
+    .selectFrom('repository_hooks')
+    .selectAll()
+    .where('repository_id', '=', repositoryId)
+    .where('hook_id', 'is', null)
+    .where('created_at', '>=', since)
+    .execute();
+}

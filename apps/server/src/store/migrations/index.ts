@@ -1,0 +1,35 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001-initial.js';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+export interface MigrationContext {
+  dialect: SqlDialect;
+}
+
+interface ZektMigration {
+  // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts
+  up(db: Kysely<any>, context: MigrationContext): Promise<void>;
+}
+
+/** Numbered migrations, applied in order. Append only. */
+const MIGRATIONS: Record<string, ZektMigration> = {
+  '0001-initial': m0001,
+};
+
+/**
+ * Migrations are imported statically (not read from a folder at run time) so the built server
+ * and the tests run the same code, and a missing file fails the build instead of a deployment.
+ */
+export function createMigrationProvider(context: MigrationContext): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return Object.fromEntries(
+        Object.entries(MIGRATIONS).map(([name, migration]) => [
+          name,
+          { up: (db) => migration.up(db, context) },
+        ]),
+      );
+    },
+  };
+}

@@ -1,0 +1,267 @@
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The store's tables, in the glossary's words (docs/glossary.md). Conventions:
+ * - every `*_at` column is Unix epoch milliseconds (UTC);
+ * - flags are booleans (SQLite stores 0/1; read them with `Boolean(x)`);
+ * - JSON documents are text, written and parsed by the store functions;
+ * - GitHub's numeric ids (accounts, repositories, installations, hooks, runs) are numbers.
+ */
+type Flag = ColumnType<boolean | number, boolean, boolean>;
+type Timestamp = number;
+
+export interface AccountsTable {
+  account_id: number;
+  login: string;
+  type: string;
+  installation_id: number | null;
+  installed_at: Timestamp | null;
+  suspended_at: Timestamp | null;
+  uninstalled_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RepositoriesTable {
+  repository_id: number;
+  account_id: number;
+  full_name: string;
+  name: string;
+  private: Flag;
+  provider_enabled: Flag;
+  completion_enabled: Flag;
+  removed_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type HookRole = 'provider' | 'completion';
+
+export interface RepositoryHooksTable {
+  repository_id: number;
+  role: HookRole;
+  hook_id: number | null;
+  secret_encrypted: string;
+  url: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  user_id: string;
+  github_id: number | null;
+  login: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type MembershipSource = 'installer' | 'oauth' | 'operator';
+
+export interface MembershipsTable {
+  user_id: string;
+  account_id: number;
+  source: MembershipSource;
+  created_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  token_id: string;
+  user_id: string;
+  token_hash: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface WorkflowsTable {
+  repository_id: number;
+  path: string;
+  name: string | null;
+  whitelisted: Flag;
+  blocked_count: number;
+  first_seen_at: Timestamp | null;
+  last_seen_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ServiceVisibility = 'public' | 'organization';
+
+export interface ServicesTable {
+  service_id: string;
+  account_id: number;
+  repository_id: number;
+  workflow_path: string;
+  slug: string;
+  event_type: string;
+  description: string;
+  tags: string;
+  visibility: ServiceVisibility;
+  published: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type SubscriptionStatus = 'requested' | 'approved' | 'denied' | 'revoked';
+
+export interface SubscriptionsTable {
+  subscription_id: string;
+  service_id: string;
+  consumer_account_id: number;
+  consumer_repository_id: number;
+  status: SubscriptionStatus;
+  durable: Flag;
+  requested_by: string;
+  requested_at: Timestamp;
+  decided_by: string | null;
+  decided_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  delivery_guid: string;
+  event: string;
+  hook_id: number | null;
+  received_at: Timestamp;
+}
+
+export type RouteStatus = 'pending' | 'routed' | 'blocked';
+
+export interface EventsTable {
+  event_id: string;
+  repository_id: number;
+  run_id: number;
+  run_attempt: number;
+  account_id: number;
+  workflow_path: string;
+  workflow_name: string;
+  conclusion: string | null;
+  summary: string;
+  received_at: Timestamp;
+  route_after: Timestamp;
+  route_status: RouteStatus;
+  routed_at: Timestamp | null;
+  message_id: string | null;
+  deliveries_created: number;
+}
+
+export type MessageStatus = 'pending' | 'routed';
+
+export interface MessagesTable {
+  message_id: string;
+  repository_id: number;
+  run_id: number;
+  run_attempt: number;
+  account_id: number;
+  workflow_path: string | null;
+  event_type: string;
+  payload: string;
+  payload_bytes: number;
+  sender: string;
+  status: MessageStatus;
+  received_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ArchivesTable {
+  event_id: string;
+  summary: string;
+  has_message: Flag;
+  payload: string | null;
+  payload_bytes: number;
+  archived_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export type DeliveryStatus = 'Dispatched' | 'Confirmed' | 'Completed' | 'Failed';
+export type DispatchState = 'pending' | 'accepted' | 'failed';
+
+export interface DeliveriesTable {
+  delivery_id: string;
+  event_id: string;
+  subscription_id: string;
+  service_id: string;
+  provider_account_id: number;
+  provider_repository_id: number;
+  consumer_account_id: number;
+  consumer_repository_id: number;
+  correlation_id: string;
+  run_attempt: number;
+  event_type: string;
+  durable: Flag;
+  status: DeliveryStatus;
+  dispatch_state: DispatchState;
+  attempt_count: number;
+  next_attempt_at: Timestamp | null;
+  lease_owner: string | null;
+  lease_expires_at: Timestamp | null;
+  dispatched_at: Timestamp;
+  confirmed_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  consumer_conclusion: string | null;
+  is_finalized: Flag;
+  confirmation_attempts: number;
+  retry_number: number;
+  platform_response: string | null;
+  failure_reason: string | null;
+  replay_of: string | null;
+  replayed_by: string | null;
+  payload_by_reference: Flag;
+  updated_at: Timestamp;
+}
+
+export interface DeliveryAttemptsTable {
+  attempt_id: string;
+  delivery_id: string;
+  number: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  outcome: 'accepted' | 'failed';
+  status_code: number | null;
+  error_category: string | null;
+  error_message: string | null;
+  response_headers: string | null;
+}
+
+export interface UsageCountersTable {
+  account_id: number;
+  month: string;
+  counter: string;
+  value: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  repositories: RepositoriesTable;
+  repository_hooks: RepositoryHooksTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  api_tokens: ApiTokensTable;
+  workflows: WorkflowsTable;
+  services: ServicesTable;
+  subscriptions: SubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  events: EventsTable;
+  messages: MessagesTable;
+  archives: ArchivesTable;
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  usage_counters: UsageCountersTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type RepositoryRow = Selectable<RepositoriesTable>;
+export type RepositoryHookRow = Selectable<RepositoryHooksTable>;
+export type UserRow = Selectable<UsersTable>;
+export type WorkflowRow = Selectable<WorkflowsTable>;
+export type ServiceRow = Selectable<ServicesTable>;
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type ArchiveRow = Selectable<ArchivesTable>;
+export type DeliveryRow = Selectable<DeliveriesTable>;
+export type NewDelivery = Insertable<DeliveriesTable>;
+export type DeliveryUpdate = Updateable<DeliveriesTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;

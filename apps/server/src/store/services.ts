@@ -1,0 +1,130 @@
+import { type Kysely, sql } from 'kysely';
+import { newId } from '../domain/ids.js';
+import type { Database, ServiceRow, ServiceVisibility } from './schema.js';
+
+/** Services: whitelisted provider workflows offered to consumers. */
+
+export interface NewService {
+  accountId: number;
+  repositoryId: number;
+  workflowPath: string;
+  slug: string;
+  eventType: string;
+  description: string;
+  tags: string[];
+  visibility: ServiceVisibility;
+  published: boolean;
+}
+
+export async function createService(
+  db: Kysely<Database>,
+  service: NewService,
+  now: number,
+): Promise<ServiceRow> {
+  const row = {
+    service_id: newId('svc', now),
+    account_id: service.accountId,
+    repository_id: service.repositoryId,
+    workflow_path: service.workflowPath,
+    slug: service.slug,
+    event_type: service.eventType,
+    description: service.description,
+    tags: JSON.stringify(service.tags),
+    visibility: service.visibility,
+    published: service.published,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.insertInto('services').values(row).execute();
+  return row;
+}
+
+export function getService(db: Kysely<Database>, serviceId: string): Promise<ServiceRow | undefined> {
+  return db.selectFrom('services').selectAll().where('service_id', '=', serviceId).executeTakeFirst();
+}
+
+export function getServiceBySlug(
+  db: Kysely<Database>,
+  accountId: number,
+  slug: string,
+): Promise<ServiceRow | undefined> {
+  return db
+    .selectFrom('services')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+}
+
+export function listServices(db: Kysely<Database>, accountIds: number[]): Promise<ServiceRow[]> {
+  if (accountIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('services')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .orderBy('slug')
+    .orderBy('service_id')
+    .execute();
+}
+
+export type ServiceChanges = Partial<Omit<NewService, 'accountId' | 'repositoryId' | 'workflowPath'>>;
+
+export async function updateService(
+  db: Kysely<Database>,
+  serviceId: string,
+  changes: ServiceChanges,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({
+      ...(changes.slug === undefined ? {} : { slug: changes.slug }),
+      ...(changes.eventType === undefined ? {} : { event_type: changes.eventType }),
+      ...(changes.description === undefined ? {} : { description: changes.description }),
+      ...(changes.tags === undefined ? {} : { tags: JSON.stringify(changes.tags) }),
+      ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
+      ...(changes.published === undefined ? {} : { published: changes.published }),
+      updated_at: now,
+    })
+    .where('service_id', '=', serviceId)
+    .execute();
+}
+
+/**
+ * The directory: published services that are public, or visible to the organisation the caller is
+ * a member of.
+ */
+export function listDirectory(
+  db: Kysely<Database>,
+  filter: { memberAccountIds: number[]; q?: string | undefined; tag?: string | undefined },
+): Promise<ServiceRow[]> {
+  let query = db
+    .selectFrom('services')
+    .selectAll()
+    .where('published', '=', true)
+    .where((eb) =>
+      filter.memberAccountIds.length === 0
+        ? eb('visibility', '=', 'public')
+        : eb.or([eb('visibility', '=', 'public'), eb('account_id', 'in', filter.memberAccountIds)]),
+    );
+  if (filter.q) {
+    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql<string>`lower(slug)`, 'like', sql<string>`${pattern} escape '\\'`),
+        eb(sql<string>`lower(description)`, 'like', sql<string>`${pattern} escape '\\'`),
+        eb(sql<string>`lower(tags)`, 'like', sql<string>`${pattern} escape '\\'`),
+      ]),
+    );
+  }
+  return query
+    .orderBy('slug')
+    .orderBy('service_id')
+    .execute()
+    .then((rows) => (filter.tag ? rows.filter((row) => parseTags(row.tags).includes(filter.tag!)) : rows));
+}
+
+export function parseTags(tags: string): string[] {
+  const parsed: unknown = JSON.parse(tags);
+  return Array.isArray(parsed) ? parsed.filter((t): t is string => typeof t === 'string') : [];
+}

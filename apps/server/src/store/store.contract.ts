@@ -1,0 +1,251 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../domain/run-summary.js';
+import { getAccountByLogin, upsertInstalledAccount, upsertRepositories } from './accounts.js';
+import {
+  claimDueDeliveries,
+  getDelivery,
+  insertDeliveries,
+  listAttempts,
+  recordAttempt,
+} from './deliveries.js';
+import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
+import { getMessageByRunKey, upsertMessage } from './messages.js';
+import type { NewDelivery } from './schema.js';
+import type { Store } from './store.js';
+import { countUsage, getUsage } from './usage.js';
+import { recordWebhookDelivery } from './webhook-deliveries.js';
+
+/**
+ * The behaviour every store adapter must have. Each adapter's test file calls this with a way to
+ * open a fresh, migrated store.
+ */
+export function describeStoreContract(
+  name: string,
+  open: () => Promise<{ store: Store; dispose(): Promise<void> }>,
+) {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let dispose: () => Promise<void>;
+    beforeEach(async () => {
+      ({ store, dispose } = await open());
+    });
+    afterEach(async () => {
+      await dispose();
+    });
+
+    const summary: RunSummary = {
+      repository: 'acme/api',
+      workflow: 'Deploy',
+      workflowPath: '.github/workflows/deploy.yml',
+      runId: '77',
+      runAttempt: 1,
+      runNumber: 3,
+      conclusion: 'success',
+      headBranch: 'main',
+      headSha: 'a'.repeat(40),
+      actor: 'alice',
+      htmlUrl: 'https://github.com/acme/api/actions/runs/77',
+      completedAt: '2026-11-20T00:00:00Z',
+    };
+
+    it('migrations are idempotent', async () => {
+      expect(await store.migrate()).toEqual([]);
+    });
+
+    it('remembers webhook delivery GUIDs', async () => {
+      const delivery = { guid: 'guid-1', event: 'workflow_run', hookId: 5 };
+      expect(await recordWebhookDelivery(store.db, delivery, 1)).toBe(true);
+      expect(await recordWebhookDelivery(store.db, delivery, 2)).toBe(false);
+    });
+
+    it('keeps one event per run key; a re-run attempt is a new run key', async () => {
+      const event = { repositoryId: 10, runId: 77, runAttempt: 1, accountId: 1, summary, routeAfter: 100 };
+      const first = await insertEvent(store.db, event, 100);
+      expect(first).toMatch(/^evt_/);
+      expect(await insertEvent(store.db, event, 101)).toBeNull();
+      expect(await insertEvent(store.db, { ...event, runAttempt: 2 }, 102)).toMatch(/^evt_/);
+      expect(
+        (await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 }))?.event_id,
+      ).toBe(first);
+    });
+
+    it('hands out events only once they are due', async () => {
+      await insertEvent(
+        store.db,
+        { repositoryId: 10, runId: 1, runAttempt: 1, accountId: 1, summary, routeAfter: 500 },
+        0,
+      );
+      expect(await takeDueEvent(store.db, store.dialect, 499)).toBeUndefined();
+      expect((await takeDueEvent(store.db, store.dialect, 500))?.run_id).toBe(1);
+    });
+
+    it('replaces the message of a run key', async () => {
+      const message = {
+        repositoryId: 10,
+        runId: 77,
+        runAttempt: 1,
+        accountId: 1,
+        workflowPath: '.github/workflows/deploy.yml',
+        eventType: 'first',
+        payloadJson: '{"a":1}',
+        payloadBytes: 7,
+        sender: { actor: 'alice' },
+      };
+      const first = await upsertMessage(store.db, message, 1);
+      const second = await upsertMessage(
+        store.db,
+        { ...message, eventType: 'second', payloadJson: '{"a":2}' },
+        2,
+      );
+      expect(first.replaced).toBe(false);
+      expect(second).toEqual({ messageId: first.messageId, replaced: true });
+      const stored = await getMessageByRunKey(store.db, message);
+      expect([stored?.event_type, stored?.payload]).toEqual(['second', '{"a":2}']);
+    });
+
+    it('rolls a failed transaction back completely', async () => {
+      await expect(
+        store.transaction(async (trx) => {
+          await recordWebhookDelivery(trx, { guid: 'rolled-back', event: 'x', hookId: null }, 1);
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(
+        await recordWebhookDelivery(store.db, { guid: 'rolled-back', event: 'x', hookId: null }, 2),
+      ).toBe(true);
+    });
+
+    it('stores flags as booleans and looks logins up case-insensitively', async () => {
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 1, login: 'Acme', type: 'Organization', installationId: 11 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        1,
+        [{ repositoryId: 10, fullName: 'Acme/api', name: 'api', private: true }],
+        1,
+      );
+      expect((await getAccountByLogin(store.db, 'acme'))?.installation_id).toBe(11);
+      const row = await store.db.selectFrom('repositories').selectAll().executeTakeFirstOrThrow();
+      expect(Boolean(row.private)).toBe(true);
+      expect(Boolean(row.provider_enabled)).toBe(false);
+    });
+
+    it('counts usage per account and month', async () => {
+      const november = Date.UTC(2026, 10, 15);
+      await countUsage(store.db, 1, 'events_received', november);
+      await countUsage(store.db, 1, 'events_received', november, 2);
+      await countUsage(store.db, 1, 'events_received', Date.UTC(2026, 11, 1));
+      await countUsage(store.db, 2, 'events_received', november);
+      expect((await getUsage(store.db, 1, '2026-11')).events_received).toBe(3);
+      expect((await getUsage(store.db, 1, '2026-12')).events_received).toBe(1);
+      expect((await getUsage(store.db, 1, '2026-11')).events_blocked).toBe(0);
+    });
+
+    describe('delivery leases', () => {
+      const delivery = (id: string, nextAttemptAt: number): NewDelivery => ({
+        delivery_id: id,
+        event_id: 'evt_1',
+        subscription_id: 'sub_1',
+        service_id: 'svc_1',
+        provider_account_id: 1,
+        provider_repository_id: 10,
+        consumer_account_id: 2,
+        consumer_repository_id: 20,
+        correlation_id: '77',
+        run_attempt: 1,
+        event_type: 'deployed',
+        durable: true,
+        status: 'Dispatched',
+        dispatch_state: 'pending',
+        attempt_count: 0,
+        next_attempt_at: nextAttemptAt,
+        lease_owner: null,
+        lease_expires_at: null,
+        dispatched_at: 0,
+        confirmed_at: null,
+        completed_at: null,
+        consumer_conclusion: null,
+        is_finalized: false,
+        confirmation_attempts: 0,
+        retry_number: 0,
+        platform_response: null,
+        failure_reason: null,
+        replay_of: null,
+        replayed_by: null,
+        payload_by_reference: false,
+        updated_at: 0,
+      });
+
+      it('gives each due delivery to one worker until its lease expires', async () => {
+        await insertDeliveries(store.db, [
+          delivery('d-1', 0),
+          delivery('d-2', 0),
+          delivery('d-later', 5_000),
+        ]);
+        const a = await claimDueDeliveries(store.db, store.dialect, {
+          owner: 'a',
+          now: 1_000,
+          leaseMs: 1_000,
+          limit: 10,
+        });
+        expect(a.map((d) => d.delivery_id).sort()).toEqual(['d-1', 'd-2']);
+        expect(a.every((d) => d.attempt_count === 1)).toBe(true);
+        const b = await claimDueDeliveries(store.db, store.dialect, {
+          owner: 'b',
+          now: 1_500,
+          leaseMs: 1_000,
+          limit: 10,
+        });
+        expect(b).toEqual([]);
+        // Worker a stalls past its lease; b takes over at 2 000.
+        const taken = await claimDueDeliveries(store.db, store.dialect, {
+          owner: 'b',
+          now: 2_000,
+          leaseMs: 1_000,
+          limit: 1,
+        });
+        expect(taken.length).toBe(1);
+        expect(taken[0]!.attempt_count).toBe(2);
+        const stale = await recordAttempt(store.db, {
+          deliveryId: taken[0]!.delivery_id,
+          owner: 'a',
+          attempt: null,
+          update: { dispatch_state: 'accepted' },
+        });
+        expect(stale).toBe(false);
+        const fresh = await recordAttempt(store.db, {
+          deliveryId: taken[0]!.delivery_id,
+          owner: 'b',
+          attempt: {
+            number: 2,
+            startedAt: 2_000,
+            durationMs: 12,
+            outcome: 'accepted',
+            statusCode: 204,
+            errorCategory: null,
+            errorMessage: null,
+            responseHeaders: { 'x-github-request-id': 'R1' },
+          },
+          update: { dispatch_state: 'accepted', next_attempt_at: null },
+        });
+        expect(fresh).toBe(true);
+        const row = await getDelivery(store.db, taken[0]!.delivery_id);
+        expect([row?.dispatch_state, row?.lease_owner]).toEqual(['accepted', null]);
+        expect((await listAttempts(store.db, taken[0]!.delivery_id)).map((x) => x.status_code)).toEqual([
+          204,
+        ]);
+        expect(
+          await claimDueDeliveries(store.db, store.dialect, {
+            owner: 'c',
+            now: 10_000,
+            leaseMs: 1_000,
+            limit: 10,
+          }),
+        ).toHaveLength(2);
+      });
+    });
+  });
+}

@@ -1,0 +1,141 @@
+import type { Kysely } from 'kysely';
+import { newId } from '../domain/ids.js';
+import type { RoutableSubscription } from '../domain/routing.js';
+import type { Database, SubscriptionRow, SubscriptionStatus } from './schema.js';
+import { isUniqueViolation } from './store-errors.js';
+
+/** Subscriptions (= connections): a consumer account's access to a service, delivering to one repo. */
+
+export async function createSubscription(
+  db: Kysely<Database>,
+  request: {
+    serviceId: string;
+    consumerAccountId: number;
+    consumerRepositoryId: number;
+    requestedBy: string;
+  },
+  now: number,
+): Promise<SubscriptionRow | 'duplicate'> {
+  const row = {
+    subscription_id: newId('sub', now),
+    service_id: request.serviceId,
+    consumer_account_id: request.consumerAccountId,
+    consumer_repository_id: request.consumerRepositoryId,
+    status: 'requested' as const,
+    durable: false,
+    requested_by: request.requestedBy,
+    requested_at: now,
+    decided_by: null,
+    decided_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  // The partial unique index `subscriptions_live` allows one requested-or-approved row per service and repo.
+  const live = await db
+    .selectFrom('subscriptions')
+    .select('subscription_id')
+    .where('service_id', '=', request.serviceId)
+    .where('consumer_repository_id', '=', request.consumerRepositoryId)
+    .where('status', 'in', ['requested', 'approved'])
+    .executeTakeFirst();
+  if (live) return 'duplicate';
+  try {
+    await db.insertInto('subscriptions').values(row).execute();
+  } catch (error) {
+    // Two requests raced past the check above; the index decided.
+    if (isUniqueViolation(error)) return 'duplicate';
+    throw error;
+  }
+  return row;
+}
+
+export function getSubscription(
+  db: Kysely<Database>,
+  subscriptionId: string,
+): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .executeTakeFirst();
+}
+
+/** Subscriptions where one of `accountIds` is the consumer or owns the service. */
+export function listSubscriptions(db: Kysely<Database>, accountIds: number[]) {
+  if (accountIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('subscriptions')
+    .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
+    .selectAll('subscriptions')
+    .select(['services.account_id as provider_account_id'])
+    .where((eb) =>
+      eb.or([
+        eb('subscriptions.consumer_account_id', 'in', accountIds),
+        eb('services.account_id', 'in', accountIds),
+      ]),
+    )
+    .orderBy('subscriptions.subscription_id')
+    .execute();
+}
+
+export async function setSubscriptionStatus(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  status: SubscriptionStatus,
+  decidedBy: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set({ status, decided_by: decidedBy, decided_at: now, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .execute();
+}
+
+export async function setDurable(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  durable: boolean,
+  now: number,
+) {
+  await db
+    .updateTable('subscriptions')
+    .set({ durable, updated_at: now })
+    .where('subscription_id', '=', subscriptionId)
+    .execute();
+}
+
+/** Approved subscriptions of every service of a workflow, with what routing needs to know. */
+export async function routableSubscriptions(
+  db: Kysely<Database>,
+  repositoryId: number,
+  workflowPath: string,
+): Promise<RoutableSubscription[]> {
+  const rows = await db
+    .selectFrom('subscriptions')
+    .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
+    .innerJoin('repositories', 'repositories.repository_id', 'subscriptions.consumer_repository_id')
+    .select([
+      'subscriptions.subscription_id',
+      'subscriptions.service_id',
+      'services.event_type',
+      'subscriptions.consumer_account_id',
+      'subscriptions.consumer_repository_id',
+      'subscriptions.durable',
+      'repositories.completion_enabled',
+    ])
+    .where('services.repository_id', '=', repositoryId)
+    .where('services.workflow_path', '=', workflowPath)
+    .where('subscriptions.status', '=', 'approved')
+    .orderBy('subscriptions.subscription_id')
+    .execute();
+  return rows.map((row) => ({
+    subscriptionId: row.subscription_id,
+    serviceId: row.service_id,
+    serviceEventType: row.event_type,
+    consumerAccountId: Number(row.consumer_account_id),
+    consumerRepositoryId: Number(row.consumer_repository_id),
+    durable: Boolean(row.durable),
+    completionTracking: Boolean(row.completion_enabled),
+  }));
+}

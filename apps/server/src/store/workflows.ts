@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import type { Database, WorkflowRow } from './schema.js';
+
+/** Workflow files of provider repositories: seen in a run, or declared when whitelisted. */
+
+export async function recordWorkflowSeen(
+  db: Kysely<Database>,
+  workflow: { repositoryId: number; path: string; name: string },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('workflows')
+    .values({
+      repository_id: workflow.repositoryId,
+      path: workflow.path,
+      name: workflow.name,
+      whitelisted: false,
+      blocked_count: 0,
+      first_seen_at: now,
+      last_seen_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['repository_id', 'path']).doUpdateSet((eb) => ({
+        name: workflow.name,
+        first_seen_at: eb.fn.coalesce('workflows.first_seen_at', eb.val(now)),
+        last_seen_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+}
+
+export async function setWhitelisted(
+  db: Kysely<Database>,
+  repositoryId: number,
+  path: string,
+  whitelisted: boolean,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('workflows')
+    .values({
+      repository_id: repositoryId,
+      path,
+      name: null,
+      whitelisted,
+      blocked_count: 0,
+      first_seen_at: null,
+      last_seen_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['repository_id', 'path']).doUpdateSet({ whitelisted, updated_at: now }))
+    .execute();
+}
+
+export function getWorkflow(
+  db: Kysely<Database>,
+  repositoryId: number,
+  path: string,
+): Promise<WorkflowRow | undefined> {
+  return db
+    .selectFrom('workflows')
+    .selectAll()
+    .where('repository_id', '=', repositoryId)
+    .where('path', '=', path)
+    .executeTakeFirst();
+}
+
+export function listWorkflows(db: Kysely<Database>, repositoryId: number): Promise<WorkflowRow[]> {
+  return db
+    .selectFrom('workflows')
+    .selectAll()
+    .where('repository_id', '=', repositoryId)
+    .orderBy('path')
+    .execute();
+}
+
+export async function countBlocked(
+  db: Kysely<Database>,
+  repositoryId: number,
+  path: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('workflows')
+    .set((eb) => ({ blocked_count: eb('blocked_count', '+', 1), updated_at: now }))
+    .where('repository_id', '=', repositoryId)
+    .where('path', '=', path)
+    .execute();
+}
+
+/** Workflows with the most blocked runs across an account's repositories. */
+export function topBlockedWorkflows(db: Kysely<Database>, accountId: number, limit: number) {
+  return db
+    .selectFrom('workflows')
+    .innerJoin('repositories', 'repositories.repository_id', 'workflows.repository_id')
+    .select(['repositories.full_name', 'workflows.path', 'workflows.name', 'workflows.blocked_count'])
+    .where('repositories.account_id', '=', accountId)
+    .where('workflows.blocked_count', '>', 0)
+    .orderBy('workflows.blocked_count', 'desc')
+    .orderBy('workflows.path')
+    .limit(limit)
+    .execute();
+}

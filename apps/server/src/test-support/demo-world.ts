@@ -1,0 +1,50 @@
+import type { Harness } from './harness.js';
+
+/**
+ * A provider (acme/api, workflow deploy.yml, published service) and a consumer (globex/app,
+ * approved subscription), set up through the management API like a user would.
+ */
+export interface World {
+  providerToken: string;
+  consumerToken: string;
+  serviceId: string;
+  subscriptionId: string;
+}
+
+export async function setUpWorld(h: Harness, options: { eventType?: string } = {}): Promise<World> {
+  await h.sim.createInstallation({
+    account: { login: 'acme', type: 'Organization' },
+    repositories: ['api', 'web'],
+    sender: { login: 'alice' },
+  });
+  await h.sim.createInstallation({
+    account: { login: 'globex', type: 'Organization' },
+    repositories: ['app'],
+    sender: { login: 'bob' },
+  });
+  const providerToken = await h.tokenFor('alice');
+  const consumerToken = await h.tokenFor('bob');
+  const ok = async (method: string, path: string, token: string, body?: unknown) => {
+    const response = await h.call(method, path, { token, body });
+    if (response.status >= 300)
+      throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+  await ok('PUT', '/api/v1/repositories/acme/api/provider', providerToken, { enabled: true });
+  await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', providerToken, { whitelisted: true });
+  const service = await ok('POST', '/api/v1/services', providerToken, {
+    repository: 'acme/api',
+    workflow: 'deploy.yml',
+    slug: 'acme-deploys',
+    eventType: options.eventType ?? 'acme-deployed',
+    description: 'acme/api deployments',
+    tags: ['deploy'],
+    published: true,
+  });
+  const subscription = await ok('POST', '/api/v1/subscriptions', consumerToken, {
+    serviceId: service.id,
+    deliversTo: 'globex/app',
+  });
+  await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, providerToken);
+  return { providerToken, consumerToken, serviceId: service.id, subscriptionId: subscription.id };
+}

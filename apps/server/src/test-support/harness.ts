@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
+import { createTokenForLogin } from '../cli/token.js';
+import { loadConfig } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { createZekt, type Zekt } from '../zekt.js';
+
+/** A free TCP port on loopback (the service's base URL must be known before it listens). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface Harness {
+  sim: GitHubSimulator;
+  zekt: Zekt;
+  url: string;
+  /** Signs in as a GitHub login: an API token for it (memberships come from installations). */
+  tokenFor(login: string): Promise<string>;
+  /** Calls the Zekt API; returns status, content type and parsed body. */
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+export interface ApiResponse {
+  status: number;
+  contentType: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field.
+  body: any;
+}
+
+export interface HarnessOptions {
+  clock?: Clock;
+  messageGraceMs?: number;
+  sim?: SimulatorOptions;
+  /** Start the router and dispatcher loops (default true); tests that drive them by hand pass false. */
+  workers?: boolean;
+}
+
+/**
+ * The real service on a loopback port with a real SQLite file, wired to a real simulator; only the
+ * processes are shared (end-to-end tests start separate ones).
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const sim = await createGitHubSimulator({ allowPrivateHookUrls: true, ...options.sim });
+  const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ZEKT_BASE_URL: url,
+    ZEKT_DATA_DIR: dir,
+    GITHUB_APP_ID: String(sim.app.id),
+    GITHUB_PRIVATE_KEY: sim.app.privateKeyPem,
+    GITHUB_WEBHOOK_SECRET: sim.app.webhookSecret,
+    GITHUB_API_URL: sim.apiUrl,
+    ZEKT_OIDC_ISSUER: sim.oidcIssuer,
+    ZEKT_SECRET: randomBytes(32).toString('hex'),
+    ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
+    ZEKT_POLL_INTERVAL_MS: '200',
+    LOG_LEVEL: 'silent',
+  });
+  const zekt = await createZekt({
+    config,
+    role: options.workers === false ? 'api' : 'all',
+    logger: pino({ level: process.env.ZEKT_TEST_LOG ?? 'silent' }),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await zekt.start();
+  sim.setAppWebhookUrl(`${url}/webhooks/github`);
+
+  const call: Harness['call'] = async (method, path, callOptions = {}) => {
+    const response = await fetch(url + path, {
+      method,
+      headers: {
+        ...(callOptions.token ? { authorization: `Bearer ${callOptions.token}` } : {}),
+        ...(callOptions.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...callOptions.headers,
+      },
+      ...(callOptions.body === undefined ? {} : { body: JSON.stringify(callOptions.body) }),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body };
+  };
+
+  return {
+    sim,
+    zekt,
+    url,
+    tokenFor: async (login) => (await createTokenForLogin(zekt.store, { login })).token,
+    call,
+    async close() {
+      await zekt.stop();
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

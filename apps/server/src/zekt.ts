@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { type Logger, pino } from 'pino';
+import type { Config } from './config.js';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
+import { type Clock, systemClock } from './domain/clock.js';
+import { createGitHubClient, type GitHubClient } from './github/github-client.js';
+import { createOidcVerifier } from './github/oidc-verifier.js';
+import { buildHttpApp } from './http/app.js';
+import { createEventRouter, type EventRouter } from './routing/event-router.js';
+import { createDeliveryTokens } from './security/delivery-token.js';
+import { createSecretBox } from './security/secret-box.js';
+import { nextDeliveryDueAt } from './store/deliveries.js';
+import { nextEventDueAt } from './store/events.js';
+import { openStore, type Store } from './store/store.js';
+import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';
+
+/** Which parts a process runs (SPEC 2): the HTTP API, the background workers, or both. */
+export type Role = 'api' | 'worker' | 'all';
+
+export interface ZektOptions {
+  config: Config;
+  role?: Role;
+  clock?: Clock;
+  logger?: Logger;
+  /** An already opened store (tests share one); otherwise opened from the config. */
+  store?: Store;
+  github?: GitHubClient;
+}
+
+export interface Zekt {
+  readonly store: Store;
+  readonly http: FastifyInstance;
+  readonly router: EventRouter;
+  readonly dispatcher: Dispatcher;
+  /** Starts listening (api) and the background loops (worker); resolves to the listening URL. */
+  start(): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+/** The redaction list keeps secrets out of logs even when a request or error is logged whole. */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-hub-signature-256"]',
+        'req.headers["x-hub-signature"]',
+        '*.secret',
+        '*.token',
+        '*.privateKey',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/**
+ * Builds the service from its configuration: the composition root. Nothing else constructs
+ * adapters, so every test can build the same graph with its own clock, store and GitHub.
+ */
+export async function createZekt(options: ZektOptions): Promise<Zekt> {
+  const { config } = options;
+  const role = options.role ?? 'all';
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  if (config.database.kind !== 'sqlite' && !options.store) {
+    throw new Error(
+      'PostgreSQL (DATABASE_URL) is not supported by this version yet; unset DATABASE_URL to use SQLite',
+    );
+  }
+  const store =
+    options.store ?? (await openStore({ kind: 'sqlite', path: (config.database as { path: string }).path }));
+  await store.migrate();
+
+  const github =
+    options.github ??
+    createGitHubClient({
+      appId: config.github.appId,
+      privateKey: config.github.privateKey,
+      apiUrl: config.github.apiUrl,
+    });
+  const deliveryTokens = createDeliveryTokens(config.secret);
+  const workerId = `worker-${randomUUID()}`;
+
+  let routerLoop: WorkerLoop | null = null;
+  let dispatchLoop: WorkerLoop | null = null;
+
+  const router = createEventRouter({
+    store,
+    clock,
+    logger: logger.child({ component: 'router' }),
+    archiveRetentionMs: 90 * 24 * 3_600_000,
+    onDeliveriesCreated: () => dispatchLoop?.wake(),
+  });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    logger: logger.child({ component: 'dispatcher' }),
+    github,
+    deliveryTokens,
+    baseUrl: config.baseUrl,
+    workerId,
+  });
+
+  const http = await buildHttpApp({
+    store,
+    clock,
+    logger,
+    baseUrl: config.baseUrl,
+    github,
+    oidc: createOidcVerifier({ issuer: config.oidc.issuer, audience: config.oidc.audience }),
+    secretBox: createSecretBox(config.secret),
+    appWebhookSecret: config.github.webhookSecret,
+    messageGraceMs: config.messageGraceMs,
+    wakeRouter: () => routerLoop?.wake(),
+  });
+
+  if (role !== 'api') {
+    routerLoop = createWorkerLoop({
+      name: 'router',
+      work: () => router.routeDue(),
+      nextDueAt: () => nextEventDueAt(store.db),
+      clock,
+      pollIntervalMs: config.pollIntervalMs,
+      logger,
+    });
+    dispatchLoop = createWorkerLoop({
+      name: 'dispatcher',
+      work: () => dispatcher.dispatchDue(),
+      nextDueAt: () => nextDeliveryDueAt(store.db),
+      clock,
+      pollIntervalMs: config.pollIntervalMs,
+      logger,
+    });
+  }
+
+  return {
+    store,
+    http,
+    router,
+    dispatcher,
+    async start() {
+      routerLoop?.start();
+      dispatchLoop?.start();
+      if (role === 'worker') {
+        await http.ready();
+        return null;
+      }
+      return http.listen({ host: config.host, port: config.port });
+    },
+    async stop() {
+      await http.close();
+      await routerLoop?.stop();
+      await dispatchLoop?.stop();
+      if (!options.store) await store.close();
+    },
+  };
+}

@@ -1,0 +1,350 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setUpWorld, type World } from '../src/test-support/demo-world.js';
+import { type Harness, startHarness } from '../src/test-support/harness.js';
+
+describe('management API', () => {
+  let h: Harness;
+  let world: World;
+  let malloryToken: string;
+  let orgOnlyServiceId: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    world = await setUpWorld(h);
+    await h.sim.createInstallation({
+      account: { login: 'initech', type: 'Organization' },
+      repositories: ['tps'],
+      sender: { login: 'mallory' },
+    });
+    malloryToken = await h.tokenFor('mallory');
+    await h.call('PUT', '/api/v1/repositories/acme/api/workflows/internal.yml', {
+      token: world.providerToken,
+      body: { whitelisted: true },
+    });
+    const orgOnly = await h.call('POST', '/api/v1/services', {
+      token: world.providerToken,
+      body: {
+        repository: 'acme/api',
+        workflow: 'internal.yml',
+        slug: 'acme-internal',
+        visibility: 'organization',
+        published: true,
+      },
+    });
+    expect(orgOnly.status).toBe(201);
+    orgOnlyServiceId = orgOnly.body.id;
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('knows who is calling and which accounts they act for', async () => {
+    const me = await h.call('GET', '/api/v1/me', { token: world.providerToken });
+    expect(me.status).toBe(200);
+    expect(me.body.user.login).toBe('alice');
+    expect(me.body.accounts.map((a: { login: string }) => a.login)).toEqual(['acme']);
+    const noToken = await h.call('GET', '/api/v1/me');
+    expect([noToken.status, noToken.body.code]).toEqual([401, 'unauthenticated']);
+    const badToken = await h.call('GET', '/api/v1/me', {
+      token: 'zkt_nottherealtokennottherealtokennottherealtok',
+    });
+    expect([badToken.status, badToken.body.code]).toEqual([401, 'invalid_token']);
+  });
+
+  it('lists repositories with their flags and places the provider webhook in GitHub', async () => {
+    const repos = await h.call('GET', '/api/v1/accounts/acme/repositories', { token: world.providerToken });
+    expect(repos.body.repositories).toEqual([
+      expect.objectContaining({
+        fullName: 'acme/api',
+        provider: { enabled: true },
+        completionTracking: { enabled: false },
+      }),
+      expect.objectContaining({ fullName: 'acme/web', provider: { enabled: false } }),
+    ]);
+    const hooksCreated = h.sim
+      .journal()
+      .filter((e) => e.method === 'POST' && e.path === '/api/v3/repos/acme/api/hooks' && e.status === 201);
+    expect(hooksCreated).toHaveLength(1);
+    expect(hooksCreated[0]!.requestBody).toMatchObject({
+      events: ['workflow_run'],
+      config: { url: `${h.url}/webhooks/github`, content_type: 'json' },
+    });
+    const stored = await h.zekt.store.db.selectFrom('repository_hooks').selectAll().executeTakeFirstOrThrow();
+    const secret = (hooksCreated[0]!.requestBody as { config: { secret: string } }).config.secret;
+    expect(stored.secret_encrypted).not.toContain(secret);
+    // GitHub pinged the new hook; Zekt verified it with the hook's secret.
+    const ping = h.sim.webhookDeliveries().find((d) => d.event === 'ping' && d.repository === 'acme/api');
+    expect(ping?.status).toBe(200);
+  });
+
+  it('turns the provider switch off and on again, removing and re-placing the hook', async () => {
+    await h.call('PUT', '/api/v1/repositories/acme/web/provider', {
+      token: world.providerToken,
+      body: { enabled: true },
+    });
+    const off = await h.call('PUT', '/api/v1/repositories/acme/web/provider', {
+      token: world.providerToken,
+      body: { enabled: false },
+    });
+    expect(off.body.provider).toEqual({ enabled: false });
+    expect(
+      h.sim
+        .journal()
+        .some(
+          (e) =>
+            e.method === 'DELETE' && e.path.startsWith('/api/v3/repos/acme/web/hooks/') && e.status === 204,
+        ),
+    ).toBe(true);
+    const again = await h.call('PUT', '/api/v1/repositories/acme/web/provider', {
+      token: world.providerToken,
+      body: { enabled: true },
+    });
+    expect(again.body.provider).toEqual({ enabled: true });
+  });
+
+  it('validates service input and explains what to do', async () => {
+    const create = (body: Record<string, unknown>) =>
+      h.call('POST', '/api/v1/services', { token: world.providerToken, body });
+    const base = { repository: 'acme/api', workflow: 'deploy.yml', slug: 'other' };
+    expect((await create({ ...base, slug: 'acme-deploys' })).body.code).toBe('slug_taken');
+    expect((await create({ ...base, slug: 'Not OK' })).body.code).toBe('invalid_slug');
+    expect((await create({ ...base, workflow: 'nightly.yml' })).body.code).toBe('workflow_not_whitelisted');
+    expect((await create({ ...base, workflow: '../x' })).body.code).toBe('invalid_workflow_file');
+    expect((await create({ ...base, eventType: 'has space' })).body.code).toBe('invalid_event_type');
+    expect((await create({ ...base, repository: 'acme/web', slug: 'web' })).body.code).toMatch(
+      /provider_not_enabled|workflow_not_whitelisted/,
+    );
+    const unknownField = await create({ ...base, surprise: true });
+    expect([unknownField.status, unknownField.body.code]).toEqual([400, 'invalid_request']);
+    const wrongType = await h.call('PUT', '/api/v1/repositories/acme/api/provider', {
+      token: world.providerToken,
+      body: { enabled: 'yes' },
+    });
+    expect([wrongType.status, wrongType.body.code]).toEqual([400, 'invalid_request']);
+  });
+
+  it('shows organisation-only services to members only, and finds services by text and tag', async () => {
+    const bobSees = await h.call('GET', '/api/v1/directory', { token: world.consumerToken });
+    expect(bobSees.body.services.map((s: { slug: string }) => s.slug)).toEqual(['acme-deploys']);
+    const aliceSees = await h.call('GET', '/api/v1/directory', { token: world.providerToken });
+    expect(aliceSees.body.services.map((s: { slug: string }) => s.slug).sort()).toEqual([
+      'acme-deploys',
+      'acme-internal',
+    ]);
+    expect(
+      (await h.call('GET', '/api/v1/directory?q=DEPLOYMENTS', { token: world.consumerToken })).body.services,
+    ).toHaveLength(1);
+    expect(
+      (await h.call('GET', '/api/v1/directory?tag=deploy', { token: world.consumerToken })).body.services,
+    ).toHaveLength(1);
+    expect(
+      (await h.call('GET', '/api/v1/directory?tag=nothing', { token: world.consumerToken })).body.services,
+    ).toHaveLength(0);
+    expect(
+      (await h.call('GET', '/api/v1/directory?q=%25', { token: world.consumerToken })).body.services,
+    ).toHaveLength(0);
+  });
+
+  it('moves subscriptions through request → approve/deny → revoke, refusing the rest', async () => {
+    const duplicate = await h.call('POST', '/api/v1/subscriptions', {
+      token: world.consumerToken,
+      body: { serviceId: world.serviceId, deliversTo: 'globex/app' },
+    });
+    expect([duplicate.status, duplicate.body.code]).toEqual([409, 'subscription_exists']);
+    const again = await h.call('POST', `/api/v1/subscriptions/${world.subscriptionId}/approve`, {
+      token: world.providerToken,
+    });
+    expect([again.status, again.body.code]).toEqual([409, 'invalid_transition']);
+    const list = await h.call('GET', '/api/v1/subscriptions', { token: world.consumerToken });
+    expect(list.body.subscriptions).toEqual([
+      expect.objectContaining({
+        id: world.subscriptionId,
+        status: 'approved',
+        durable: false,
+        deliversTo: 'globex/app',
+        provider: { account: 'acme', repository: 'acme/api', workflow: 'deploy.yml' },
+        consumer: { account: 'globex', repository: 'globex/app' },
+      }),
+    ]);
+    const durable = await h.call('PATCH', `/api/v1/subscriptions/${world.subscriptionId}`, {
+      token: world.consumerToken,
+      body: { durable: true },
+    });
+    expect([durable.status, durable.body.code]).toEqual([409, 'completion_tracking_disabled']);
+  });
+
+  it('answers 404 for every route on objects of accounts the caller is not a member of, and changes nothing', async () => {
+    const snapshot = async () => ({
+      repositories: await h.zekt.store.db
+        .selectFrom('repositories')
+        .selectAll()
+        .orderBy('repository_id')
+        .execute(),
+      workflows: await h.zekt.store.db.selectFrom('workflows').selectAll().orderBy('path').execute(),
+      services: await h.zekt.store.db.selectFrom('services').selectAll().orderBy('service_id').execute(),
+      subscriptions: await h.zekt.store.db
+        .selectFrom('subscriptions')
+        .selectAll()
+        .orderBy('subscription_id')
+        .execute(),
+      hooks: await h.zekt.store.db
+        .selectFrom('repository_hooks')
+        .selectAll()
+        .orderBy('repository_id')
+        .execute(),
+    });
+    const before = await snapshot();
+    const sub = world.subscriptionId;
+    const svc = world.serviceId;
+    // [method, route template, concrete path, body]
+    const attempts: Array<[string, string, string, unknown?]> = [
+      ['GET', '/api/v1/accounts/{account}/repositories', '/api/v1/accounts/acme/repositories'],
+      [
+        'PUT',
+        '/api/v1/repositories/{owner}/{repo}/provider',
+        '/api/v1/repositories/acme/web/provider',
+        { enabled: true },
+      ],
+      [
+        'PUT',
+        '/api/v1/repositories/{owner}/{repo}/provider',
+        '/api/v1/repositories/acme/api/provider',
+        { enabled: false },
+      ],
+      ['GET', '/api/v1/repositories/{owner}/{repo}/workflows', '/api/v1/repositories/acme/api/workflows'],
+      [
+        'PUT',
+        '/api/v1/repositories/{owner}/{repo}/workflows/{file}',
+        '/api/v1/repositories/acme/api/workflows/deploy.yml',
+        { whitelisted: false },
+      ],
+      [
+        'POST',
+        '/api/v1/services',
+        '/api/v1/services',
+        { repository: 'acme/api', workflow: 'deploy.yml', slug: 'stolen' },
+      ],
+      ['GET', '/api/v1/services/{id}', `/api/v1/services/${svc}`],
+      ['PATCH', '/api/v1/services/{id}', `/api/v1/services/${svc}`, { published: false }],
+      [
+        'POST',
+        '/api/v1/subscriptions',
+        '/api/v1/subscriptions',
+        { serviceId: orgOnlyServiceId, deliversTo: 'initech/tps' },
+      ],
+      [
+        'POST',
+        '/api/v1/subscriptions',
+        '/api/v1/subscriptions',
+        { serviceId: svc, deliversTo: 'globex/app' },
+      ],
+      ['GET', '/api/v1/subscriptions/{id}', `/api/v1/subscriptions/${sub}`],
+      ['POST', '/api/v1/subscriptions/{id}/approve', `/api/v1/subscriptions/${sub}/approve`],
+      ['POST', '/api/v1/subscriptions/{id}/deny', `/api/v1/subscriptions/${sub}/deny`],
+      ['POST', '/api/v1/subscriptions/{id}/revoke', `/api/v1/subscriptions/${sub}/revoke`],
+      ['PATCH', '/api/v1/subscriptions/{id}', `/api/v1/subscriptions/${sub}`, { durable: false }],
+      ['GET', '/api/v1/usage', '/api/v1/usage?account=acme'],
+      ['GET', '/api/v1/blocked', '/api/v1/blocked?account=acme'],
+    ];
+    for (const [method, , path, body] of attempts) {
+      const response = await h.call(method, path, {
+        token: malloryToken,
+        ...(body === undefined ? {} : { body }),
+      });
+      expect({ method, path, status: response.status, type: response.contentType.split(';')[0] }).toEqual({
+        method,
+        path,
+        status: 404,
+        type: 'application/problem+json',
+      });
+    }
+    // Lists never leak another account's objects.
+    const lists: Array<[string, string, (body: Record<string, unknown>) => unknown]> = [
+      ['/api/v1/me', '/api/v1/me', (b) => (b.accounts as Array<{ login: string }>).map((a) => a.login)],
+      ['/api/v1/services', '/api/v1/services', (b) => b.services],
+      ['/api/v1/subscriptions', '/api/v1/subscriptions', (b) => b.subscriptions],
+      [
+        '/api/v1/usage',
+        '/api/v1/usage',
+        (b) => (b.usage as Array<{ account: string }>).map((u) => u.account),
+      ],
+      [
+        '/api/v1/directory',
+        '/api/v1/directory',
+        (b) => (b.services as Array<{ slug: string }>).map((s) => s.slug),
+      ],
+    ];
+    const seen: Record<string, unknown> = {};
+    for (const [template, path, pick] of lists) {
+      const response = await h.call('GET', path, { token: malloryToken });
+      expect(response.status).toBe(200);
+      seen[template] = pick(response.body);
+    }
+    expect(seen).toEqual({
+      '/api/v1/me': ['initech'],
+      '/api/v1/services': [],
+      '/api/v1/subscriptions': [],
+      '/api/v1/usage': ['initech'],
+      '/api/v1/directory': ['acme-deploys'],
+    });
+    // The consumer cannot act as the provider, nor the provider as the consumer.
+    expect(
+      (await h.call('POST', `/api/v1/subscriptions/${sub}/deny`, { token: world.consumerToken })).status,
+    ).toBe(404);
+    expect(
+      (
+        await h.call('PATCH', `/api/v1/services/${svc}`, {
+          token: world.consumerToken,
+          body: { published: false },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await h.call('PATCH', `/api/v1/subscriptions/${sub}`, {
+          token: world.providerToken,
+          body: { durable: false },
+        })
+      ).status,
+    ).toBe(404);
+    expect(await snapshot()).toEqual(before);
+
+    // Every management route of the OpenAPI document is covered above.
+    const openapi = await h.call('GET', '/api/openapi.json');
+    const documented = Object.entries(openapi.body.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => path.startsWith('/api/v1/'))
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const covered = new Set([...attempts.map(([m, t]) => `${m} ${t}`), ...lists.map(([t]) => `GET ${t}`)]);
+    expect(documented.filter((route) => !covered.has(route))).toEqual([]);
+  });
+});
+
+describe('placing hooks on github.com', () => {
+  it('explains that GitHub refuses hook URLs it cannot reach', async () => {
+    const h = await startHarness({ sim: { allowPrivateHookUrls: false } });
+    try {
+      await h.sim.createInstallation({
+        account: { login: 'acme', type: 'Organization' },
+        repositories: ['api'],
+        sender: { login: 'alice' },
+      });
+      const token = await h.tokenFor('alice');
+      const response = await h.call('PUT', '/api/v1/repositories/acme/api/provider', {
+        token,
+        body: { enabled: true },
+      });
+      expect(response.status).toBe(502);
+      expect(response.body.code).toBe('github_rejected');
+      expect(response.body.detail).toContain("isn't reachable over the public Internet");
+      expect(response.body.detail).toContain('ZEKT_BASE_URL');
+      const repository = await h.zekt.store.db
+        .selectFrom('repositories')
+        .selectAll()
+        .where('full_name', '=', 'acme/api')
+        .executeTakeFirstOrThrow();
+      expect(Boolean(repository.provider_enabled)).toBe(false);
+      expect(await h.zekt.store.db.selectFrom('repository_hooks').selectAll().execute()).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+});

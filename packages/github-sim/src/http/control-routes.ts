@@ -1,0 +1,131 @@
+import type { FastifyInstance } from 'fastify';
+import { SimInputError } from '../sim-input-error.js';
+import type { GitHubSimulator } from '../simulator.js';
+import type {
+  CreateInstallationInput,
+  MintOidcTokenInput,
+  RerunWorkflowInput,
+  RunWorkflowInput,
+} from '../types.js';
+
+function objectBody(body: unknown, what: string): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new SimInputError(`${what}: the body must be a JSON object`);
+  return body as Record<string, unknown>;
+}
+
+function installationId(raw: string): number {
+  if (!/^\d+$/.test(raw)) throw new SimInputError(`installation id must be a number; got ${raw}`);
+  return Number(raw);
+}
+
+function repositoryList(body: unknown, what: string): string[] {
+  const { repositories } = objectBody(body, what);
+  if (!Array.isArray(repositories) || repositories.some((name) => typeof name !== 'string')) {
+    throw new SimInputError(`${what}: body must be { "repositories": ["name", ...] }`);
+  }
+  return repositories as string[];
+}
+
+/**
+ * Register with `{ prefix: '/_sim' }`: the simulator's own JSON control API, mirroring the
+ * programmatic API for tests that run the simulator as a separate process (and for the CLI).
+ * Bad input answers 400 `{ error }`.
+ */
+export async function controlPlugin(
+  instance: FastifyInstance,
+  options: { sim: GitHubSimulator },
+): Promise<void> {
+  const { sim } = options;
+
+  instance.setErrorHandler((error, _request, reply) => {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof SimInputError || (typeof code === 'string' && code.startsWith('FST_ERR_CTP'))) {
+      return reply.code(400).send({ error: (error as Error).message });
+    }
+    return reply.code(500).send({ error: error instanceof Error ? error.message : String(error) });
+  });
+  instance.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: `no control endpoint ${request.method} ${request.url}` }),
+  );
+
+  instance.get('/app', async () => sim.app);
+
+  instance.put('/app/webhook', async (request) => {
+    const { url } = objectBody(request.body, 'PUT /_sim/app/webhook');
+    if (url !== null && typeof url !== 'string')
+      throw new SimInputError('body must be { "url": "<http(s) URL>" | null }');
+    sim.setAppWebhookUrl(url);
+    return sim.app;
+  });
+
+  instance.post('/installations', async (request, reply) => {
+    const body = objectBody(request.body, 'POST /_sim/installations') as unknown as CreateInstallationInput;
+    return reply.code(201).send(await sim.createInstallation(body));
+  });
+
+  instance.post<{ Params: { id: string } }>('/installations/:id/repositories', async (request) =>
+    sim.addRepositories(installationId(request.params.id), repositoryList(request.body, 'add repositories')),
+  );
+
+  instance.delete<{ Params: { id: string } }>('/installations/:id/repositories', async (request) =>
+    sim.removeRepositories(
+      installationId(request.params.id),
+      repositoryList(request.body, 'remove repositories'),
+    ),
+  );
+
+  instance.delete<{ Params: { id: string } }>('/installations/:id', async (request) =>
+    sim.deleteInstallation(installationId(request.params.id)),
+  );
+
+  instance.post<{ Params: { owner: string; repo: string } }>(
+    '/repos/:owner/:repo/runs',
+    async (request, reply) => {
+      const body = objectBody(request.body, 'POST runs') as Omit<RunWorkflowInput, 'repository'>;
+      const repository = `${request.params.owner}/${request.params.repo}`;
+      return reply.code(201).send(await sim.runWorkflow({ ...body, repository }));
+    },
+  );
+
+  instance.post<{ Params: { owner: string; repo: string; run_id: string } }>(
+    '/repos/:owner/:repo/runs/:run_id/rerun',
+    async (request, reply) => {
+      if (!/^\d+$/.test(request.params.run_id)) throw new SimInputError('run id must be a number');
+      const body = objectBody(request.body, 'POST rerun') as RerunWorkflowInput;
+      const repository = `${request.params.owner}/${request.params.repo}`;
+      return reply.code(201).send(await sim.rerunWorkflow(repository, Number(request.params.run_id), body));
+    },
+  );
+
+  instance.post<{ Params: { owner: string; repo: string } }>(
+    '/repos/:owner/:repo/webhooks',
+    async (request) => {
+      const { event, payload } = objectBody(request.body, 'POST webhooks');
+      if (typeof event !== 'string')
+        throw new SimInputError('body must be { "event": "<name>", "payload": { ... } }');
+      return sim.sendRepositoryWebhook(`${request.params.owner}/${request.params.repo}`, event, payload);
+    },
+  );
+
+  instance.post('/oidc/token', async (request) => {
+    const body = objectBody(request.body, 'POST /_sim/oidc/token') as unknown as MintOidcTokenInput;
+    return { token: await sim.mintOidcToken(body) };
+  });
+
+  instance.get<{ Querystring: { repository?: string } }>('/dispatches', async (request) =>
+    sim.dispatches(request.query.repository === undefined ? {} : { repository: request.query.repository }),
+  );
+
+  instance.get('/journal', async () => sim.journal());
+  instance.delete('/journal', async (_request, reply) => {
+    sim.clearJournal();
+    return reply.code(204).send();
+  });
+
+  instance.get('/webhook-deliveries', async () => sim.webhookDeliveries());
+  instance.post<{ Params: { guid: string } }>('/webhook-deliveries/:guid/redeliver', async (request) =>
+    sim.redeliver(request.params.guid),
+  );
+}

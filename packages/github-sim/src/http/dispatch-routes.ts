@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { toGitHubTimestamp } from '../clock.js';
+import { DISPATCH_DOCUMENTATION_URL, validateDispatch } from '../dispatch-validation.js';
+import type { SimContext } from '../sim-context.js';
+import { jsonBody } from './json-body.js';
+import { repositoryForToken, requireInstallation } from './request-auth.js';
+
+/**
+ * `POST /repos/{owner}/{repo}/dispatches` (needs `contents: write`): validated like GitHub, then
+ * recorded and answered 204 with no body.
+ * https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event
+ */
+export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): void {
+  api.post<{ Params: { owner: string; repo: string } }>(
+    '/repos/:owner/:repo/dispatches',
+    async (request, reply) => {
+      const docs = DISPATCH_DOCUMENTATION_URL;
+      const caller = await requireInstallation(ctx, request, docs);
+      const repo = repositoryForToken(
+        ctx,
+        caller,
+        request.params.owner,
+        request.params.repo,
+        'contents',
+        'write',
+        docs,
+      );
+      const { eventType, clientPayload } = validateDispatch(jsonBody(request, docs));
+      ctx.state.dispatches.push({
+        id: ctx.ids.dispatch(),
+        repository: `${repo.owner.login}/${repo.name}`,
+        installationId: caller.installation.id,
+        eventType,
+        clientPayload,
+        receivedAt: toGitHubTimestamp(ctx.clock.now()),
+      });
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,111 @@
+import type { FastifyRequest } from 'fastify';
+import { looksLikeJwt, verifyAppJwt } from '../app-jwt.js';
+import { epochSeconds } from '../clock.js';
+import {
+  badCredentials,
+  GENERIC_DOCUMENTATION_URL,
+  GitHubApiError,
+  notAccessibleByIntegration,
+  notFound,
+  requiresAuthentication,
+} from '../github-error.js';
+import { grants } from '../installation-tokens.js';
+import type { SimContext } from '../sim-context.js';
+import type { InstallationRecord, InstallationTokenRecord, RepositoryRecord } from '../sim-state.js';
+import { getRequestState } from './request-state.js';
+
+export type Caller =
+  | { kind: 'none' }
+  | { kind: 'app' }
+  | { kind: 'installation'; token: InstallationTokenRecord; installation: InstallationRecord };
+
+export type InstallationCaller = Extract<Caller, { kind: 'installation' }>;
+
+/**
+ * Reads `Authorization: Bearer <x>` / `token <x>` like GitHub: a JWT is the App, anything else must
+ * be a live installation token. Invalid credentials are rejected here (401), before any route logic.
+ */
+export async function authenticate(ctx: SimContext, request: FastifyRequest): Promise<Caller> {
+  const state = getRequestState(request);
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') return { kind: 'none' };
+  const match = /^(bearer|token)\s+(\S+)\s*$/i.exec(header);
+  const credential = match?.[2];
+  try {
+    if (credential === undefined) throw badCredentials();
+    if (looksLikeJwt(credential)) {
+      const result = await verifyAppJwt(credential, ctx.app, epochSeconds(ctx.clock));
+      if (!result.ok) throw result.error;
+      if (state !== undefined) {
+        state.auth = { kind: 'app', appId: result.appId };
+        state.rateKey = 'app';
+      }
+      return { kind: 'app' };
+    }
+    const token = ctx.state.installationTokens.get(credential);
+    if (token === undefined || token.expiresAt.getTime() <= ctx.clock.now().getTime()) throw badCredentials();
+    const installation = ctx.state.liveInstallation(token.installationId);
+    if (installation === undefined) throw badCredentials();
+    if (state !== undefined) {
+      state.auth = { kind: 'installation', installationId: installation.id };
+      state.rateKey = `installation:${installation.id}`;
+    }
+    return { kind: 'installation', token, installation };
+  } catch (error) {
+    if (state !== undefined && error instanceof GitHubApiError) {
+      state.auth = { kind: 'rejected', reason: error.message };
+    }
+    throw error;
+  }
+}
+
+/** Endpoints that need the App JWT (`/app/...`, `/repos/{owner}/{repo}/installation`). */
+export async function requireApp(
+  ctx: SimContext,
+  request: FastifyRequest,
+  documentationUrl: string,
+): Promise<void> {
+  const caller = await authenticate(ctx, request);
+  if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
+  // An installation token where a JWT is required: GitHub tries to decode it as a JWT.
+  if (caller.kind === 'installation') {
+    throw new GitHubApiError(401, 'A JSON web token could not be decoded', GENERIC_DOCUMENTATION_URL);
+  }
+}
+
+/** Endpoints that need an installation token. */
+export async function requireInstallation(
+  ctx: SimContext,
+  request: FastifyRequest,
+  documentationUrl: string,
+): Promise<InstallationCaller> {
+  const caller = await authenticate(ctx, request);
+  if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
+  if (caller.kind === 'app') throw notAccessibleByIntegration(documentationUrl);
+  return caller;
+}
+
+/**
+ * The repository `owner/repo` if the token may see it (else 404, as GitHub hides repositories
+ * outside the installation) and holds `permission` at `level` (else 403).
+ */
+export function repositoryForToken(
+  ctx: SimContext,
+  caller: InstallationCaller,
+  owner: string,
+  name: string,
+  permission: string,
+  level: 'read' | 'write',
+  documentationUrl: string,
+): RepositoryRecord {
+  const repo = ctx.state.findRepository(owner, name);
+  const visible =
+    repo !== undefined &&
+    caller.installation.repositoryIds.includes(repo.id) &&
+    (caller.token.repositoryIds === null || caller.token.repositoryIds.includes(repo.id));
+  if (!visible) throw notFound(documentationUrl);
+  if (!grants(caller.token.permissions[permission], level)) {
+    throw notAccessibleByIntegration(documentationUrl, `${permission}=${level}`);
+  }
+  return repo;
+}

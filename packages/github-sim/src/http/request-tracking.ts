@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import { epochSeconds, toGitHubTimestamp } from '../clock.js';
+import { randomHex } from '../ids.js';
+import type { SimContext } from '../sim-context.js';
+import type { JournalEntry } from '../types.js';
+import type { RateLimits } from './rate-limit.js';
+import { getRequestState, setRequestState } from './request-state.js';
+
+/** GitHub's request id format, e.g. `C0DE:1A2B:3C4D5E:6F7A8B:65F1A2B3`. */
+function newRequestId(): string {
+  return [randomHex(2), randomHex(2), randomHex(3), randomHex(3), randomHex(4)].join(':').toUpperCase();
+}
+
+function parseMaybeJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? null;
+  if (value === '') return null;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/**
+ * Adds GitHub's response headers (request id, `Date` from the simulator's clock, and with
+ * `rateLimits` the `x-ratelimit-*` family) and writes every answered request to the journal.
+ */
+export function installRequestTracking(
+  instance: FastifyInstance,
+  ctx: SimContext,
+  rateLimits: RateLimits | null,
+): void {
+  instance.addHook('onRequest', async (request) => {
+    setRequestState(request, {
+      startedAt: performance.now(),
+      requestId: newRequestId(),
+      auth: { kind: 'none' },
+      rateKey: `anonymous:${request.ip}`,
+    });
+  });
+
+  instance.addHook('onSend', async (request, reply, payload) => {
+    const state = getRequestState(request);
+    if (state === undefined) return payload;
+    reply.header('x-github-request-id', state.requestId);
+    reply.header('date', ctx.clock.now().toUTCString());
+    if (rateLimits !== null) {
+      reply.header('x-github-media-type', 'github.v3; format=json');
+      reply.header('x-github-api-version-selected', '2022-11-28');
+      for (const [name, value] of Object.entries(rateLimits.count(state.rateKey, epochSeconds(ctx.clock)))) {
+        reply.header(name, value);
+      }
+    }
+    const url = new URL(request.url, 'http://sim.invalid');
+    const entry: JournalEntry = {
+      id: ctx.state.nextJournalId(),
+      at: toGitHubTimestamp(ctx.clock.now()),
+      method: request.method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      requestId: state.requestId,
+      requestHeaders: flattenHeaders(request.headers),
+      requestBody: parseMaybeJson(request.body),
+      status: reply.statusCode,
+      responseBody: parseMaybeJson(payload),
+      auth: state.auth,
+      durationMs: Math.round(performance.now() - state.startedAt),
+    };
+    if (state.error !== undefined) entry.error = state.error;
+    ctx.state.journal.push(entry);
+    return payload;
+  });
+}

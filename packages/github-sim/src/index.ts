@@ -1,0 +1,28 @@
+/**
+ * zekt-github-sim: a local, in-memory stand-in for the parts of GitHub a GitHub App backend uses.
+ * This file is the whole public surface; everything else is internal.
+ */
+export type { AppOptions } from './app-identity.js';
+export type { Clock } from './clock.js';
+export { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from './simulator.js';
+export type {
+  CreateInstallationInput,
+  DispatchRecord,
+  Installation,
+  InstallationChange,
+  InstallationPermissions,
+  JournalAuth,
+  JournalEntry,
+  MessageInput,
+  MessageResult,
+  MintOidcTokenInput,
+  Repository,
+  RerunWorkflowInput,
+  RunWorkflowInput,
+  RunWorkflowResult,
+  SimpleUser,
+  SimulatedApp,
+  WebhookDeliveryRecord,
+  WorkflowConclusion,
+  WorkflowRun,
+} from './types.js';

@@ -1,0 +1,32 @@
+import type { AppIdentity } from '../app-identity.js';
+import { toGitHubTimestamp } from '../clock.js';
+import type { AccountRecord } from '../sim-state.js';
+import type { SimUrls } from '../sim-urls.js';
+import { userPayload } from './user-payload.js';
+
+/** The App ("Integration") as `GET /app` returns it. */
+export function appPayload(
+  app: AppIdentity,
+  owner: AccountRecord,
+  permissions: Record<string, string>,
+  installationsCount: number,
+  urls: SimUrls,
+) {
+  const created = toGitHubTimestamp(app.createdAt);
+  return {
+    id: app.id,
+    slug: app.slug,
+    node_id: Buffer.from(`011:Integration${app.id}`).toString('base64'),
+    client_id: app.clientId,
+    owner: userPayload(owner, urls),
+    name: app.name,
+    description: null,
+    external_url: `${urls.base}/${owner.login}`,
+    html_url: `${urls.base}/apps/${app.slug}`,
+    created_at: created,
+    updated_at: created,
+    permissions: { ...permissions },
+    events: [...app.events],
+    installations_count: installationsCount,
+  };
+}

@@ -1,0 +1,198 @@
+import type { Clock } from './clock.js';
+import { type IdSequences, legacyNodeId } from './ids.js';
+import type {
+  DispatchRecord,
+  InstallationPermissions,
+  JournalEntry,
+  WebhookDeliveryRecord,
+  WorkflowConclusion,
+} from './types.js';
+
+/** A GitHub user, organisation or bot the simulator knows. */
+export interface AccountRecord {
+  id: number;
+  nodeId: string;
+  login: string;
+  type: 'User' | 'Organization' | 'Bot';
+}
+
+export interface RepositoryRecord {
+  id: number;
+  nodeId: string;
+  name: string;
+  owner: AccountRecord;
+  private: boolean;
+  defaultBranch: string;
+  createdAt: Date;
+  /** The installation that currently includes it, or null once removed. */
+  installationId: number | null;
+}
+
+export interface InstallationRecord {
+  id: number;
+  account: AccountRecord;
+  /** The user who installed the App: the `sender` of the installation's events. */
+  sender: AccountRecord;
+  /** Repository ids in the order they were added. */
+  repositoryIds: number[];
+  permissions: InstallationPermissions;
+  events: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  deleted: boolean;
+}
+
+export interface InstallationTokenRecord {
+  token: string;
+  installationId: number;
+  expiresAt: Date;
+  permissions: InstallationPermissions;
+  /** Set when the token was narrowed to some repositories at creation. */
+  repositoryIds: number[] | null;
+}
+
+export interface HookConfig {
+  url: string;
+  content_type: string;
+  insecure_ssl: string;
+  secret?: string;
+}
+
+export interface HookRecord {
+  id: number;
+  repositoryId: number;
+  active: boolean;
+  events: string[];
+  config: HookConfig;
+  createdAt: Date;
+  updatedAt: Date;
+  lastResponse: { code: number | null; status: string; message: string | null };
+}
+
+export interface WorkflowRecord {
+  id: number;
+  nodeId: string;
+  repositoryId: number;
+  /** e.g. `.github/workflows/deploy.yml` */
+  path: string;
+  name: string;
+  createdAt: Date;
+  runCount: number;
+}
+
+export interface RunRecord {
+  id: number;
+  nodeId: string;
+  repositoryId: number;
+  workflowId: number;
+  runNumber: number;
+  attempt: number;
+  displayTitle: string;
+  event: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: WorkflowConclusion | null;
+  actor: AccountRecord;
+  triggeringActor: AccountRecord;
+  headBranch: string;
+  headSha: string;
+  treeSha: string;
+  checkSuiteId: number;
+  checkSuiteNodeId: string;
+  createdAt: Date;
+  updatedAt: Date;
+  runStartedAt: Date;
+}
+
+/** The per-attempt `ACTIONS_ID_TOKEN_REQUEST_TOKEN` of a run, and what its OIDC tokens say. */
+export interface RuntimeTokenRecord {
+  token: string;
+  runId: number;
+  attempt: number;
+}
+
+/** All in-memory state of one simulator. Nothing is persisted. */
+export class SimState {
+  readonly accounts = new Map<string, AccountRecord>();
+  readonly repositories = new Map<number, RepositoryRecord>();
+  readonly installations = new Map<number, InstallationRecord>();
+  readonly installationTokens = new Map<string, InstallationTokenRecord>();
+  readonly hooks = new Map<number, HookRecord>();
+  readonly workflows = new Map<number, WorkflowRecord>();
+  readonly runs = new Map<number, RunRecord>();
+  readonly runtimeTokens = new Map<string, RuntimeTokenRecord>();
+  readonly dispatches: DispatchRecord[] = [];
+  readonly journal: JournalEntry[] = [];
+  readonly deliveries: WebhookDeliveryRecord[] = [];
+  private journalSeq = 1;
+
+  constructor(
+    readonly ids: IdSequences,
+    readonly clock: Clock,
+  ) {}
+
+  nextJournalId(): number {
+    return this.journalSeq++;
+  }
+
+  /** Finds an account by login (case-insensitive, like GitHub) or creates it. */
+  getOrCreateAccount(login: string, type: AccountRecord['type']): AccountRecord {
+    const key = login.toLowerCase();
+    const existing = this.accounts.get(key);
+    if (existing !== undefined) return existing;
+    const id = this.ids.account();
+    const account: AccountRecord = {
+      id,
+      nodeId: legacyNodeId(type === 'Organization' ? 'Organization' : type === 'Bot' ? 'Bot' : 'User', id),
+      login,
+      type,
+    };
+    this.accounts.set(key, account);
+    return account;
+  }
+
+  /** Finds a repository by owner and name, case-insensitively. */
+  findRepository(owner: string, name: string): RepositoryRecord | undefined {
+    const o = owner.toLowerCase();
+    const n = name.toLowerCase();
+    for (const repo of this.repositories.values()) {
+      if (repo.owner.login.toLowerCase() === o && repo.name.toLowerCase() === n) return repo;
+    }
+    return undefined;
+  }
+
+  /** Finds a repository by `owner/name`. */
+  findRepositoryByFullName(fullName: string): RepositoryRecord | undefined {
+    const [owner, name, ...rest] = fullName.split('/');
+    if (owner === undefined || name === undefined || rest.length > 0) return undefined;
+    return this.findRepository(owner, name);
+  }
+
+  /** The live (not deleted) installation on an account, if any. */
+  findInstallationOfAccount(accountId: number): InstallationRecord | undefined {
+    for (const installation of this.installations.values()) {
+      if (!installation.deleted && installation.account.id === accountId) return installation;
+    }
+    return undefined;
+  }
+
+  liveInstallation(id: number): InstallationRecord | undefined {
+    const installation = this.installations.get(id);
+    return installation === undefined || installation.deleted ? undefined : installation;
+  }
+
+  /** The live installation that includes this repository. */
+  installationOfRepository(repo: RepositoryRecord): InstallationRecord | undefined {
+    return repo.installationId === null ? undefined : this.liveInstallation(repo.installationId);
+  }
+
+  hooksOfRepository(repositoryId: number): HookRecord[] {
+    return [...this.hooks.values()].filter((hook) => hook.repositoryId === repositoryId);
+  }
+
+  findWorkflow(repositoryId: number, path: string): WorkflowRecord | undefined {
+    for (const workflow of this.workflows.values()) {
+      if (workflow.repositoryId === repositoryId && workflow.path === path) return workflow;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,212 @@
+import Fastify from 'fastify';
+import { type AppOptions, createAppIdentity, toSimulatedApp } from './app-identity.js';
+import { type Clock, systemClock } from './clock.js';
+import { apiPlugin } from './http/api-plugin.js';
+import { controlPlugin } from './http/control-routes.js';
+import { oidcPlugin } from './http/oidc-routes.js';
+import { createIdSequences } from './ids.js';
+import {
+  addRepositories,
+  createInstallation,
+  deleteInstallation,
+  removeRepositories,
+} from './installations.js';
+import { OIDC_ISSUER_PATH, OidcIssuer } from './oidc-issuer.js';
+import { mintOidcToken } from './oidc-tokens.js';
+import { sendRepositoryWebhook } from './repository-webhooks.js';
+import type { SimContext } from './sim-context.js';
+import { SimInputError } from './sim-input-error.js';
+import { SimState } from './sim-state.js';
+import { createSimUrls } from './sim-urls.js';
+import type {
+  CreateInstallationInput,
+  DispatchRecord,
+  InstallationChange,
+  JournalEntry,
+  MintOidcTokenInput,
+  RerunWorkflowInput,
+  RunWorkflowInput,
+  RunWorkflowResult,
+  SimulatedApp,
+  WebhookDeliveryRecord,
+} from './types.js';
+import { WebhookSender } from './webhook-sender.js';
+import { appHookTarget, recordDelivery, repositoryHookTarget } from './webhook-targets.js';
+import { rerunWorkflow, runWorkflow } from './workflow-runs.js';
+
+export interface SimulatorOptions {
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  app?: AppOptions;
+  /**
+   * Default false, like github.com: hooks on localhost/private addresses are refused. True behaves
+   * like GitHub Enterprise Server on a private network.
+   */
+  allowPrivateHookUrls?: boolean;
+  /** Default: real time. Drives JWT and token expiry checks and every timestamp. */
+  clock?: Clock;
+  /** Lifetime of Actions OIDC tokens; default 300 s, like GitHub's. */
+  oidcTokenLifetimeSeconds?: number;
+}
+
+export interface GitHubSimulator {
+  /** e.g. `http://127.0.0.1:43121` */
+  readonly url: string;
+  /** `url + '/api/v3'`: Octokit's `baseUrl`. */
+  readonly apiUrl: string;
+  /** `url + '/_services/token'`: the Actions OIDC issuer (GHES layout). */
+  readonly oidcIssuer: string;
+  /** The App's credentials and settings (a snapshot; read it again after changes). */
+  readonly app: SimulatedApp;
+  setAppWebhookUrl(url: string | null): void;
+  createInstallation(input: CreateInstallationInput): Promise<InstallationChange>;
+  addRepositories(installationId: number, names: string[]): Promise<InstallationChange>;
+  removeRepositories(installationId: number, fullNames: string[]): Promise<InstallationChange>;
+  deleteInstallation(installationId: number): Promise<InstallationChange>;
+  runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowResult>;
+  rerunWorkflow(repository: string, runId: number, input?: RerunWorkflowInput): Promise<RunWorkflowResult>;
+  mintOidcToken(input: MintOidcTokenInput): Promise<string>;
+  /**
+   * Sends any event, signed, to the repository's hooks that subscribed to it (e.g. a hand-made
+   * `workflow_run` or a `push`); resolves with one delivery per hook.
+   */
+  sendRepositoryWebhook(
+    repository: string,
+    event: string,
+    payload: unknown,
+  ): Promise<WebhookDeliveryRecord[]>;
+  dispatches(filter?: { repository?: string }): DispatchRecord[];
+  journal(): JournalEntry[];
+  clearJournal(): void;
+  webhookDeliveries(): WebhookDeliveryRecord[];
+  redeliver(guid: string): Promise<WebhookDeliveryRecord>;
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function validateWebhookUrl(url: string | null): void {
+  if (url === null) return;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new SimInputError(`the App webhook URL must be an http(s) URL or null; got ${JSON.stringify(url)}`);
+  }
+}
+
+/**
+ * Starts a simulator on a loopback port.
+ *
+ * @example
+ * const sim = await createGitHubSimulator();
+ * const octokit = new Octokit({ baseUrl: sim.apiUrl });
+ * await sim.close();
+ */
+export async function createGitHubSimulator(options: SimulatorOptions = {}): Promise<GitHubSimulator> {
+  const clock = options.clock ?? systemClock;
+  const ids = createIdSequences();
+  const state = new SimState(ids, clock);
+  const appOptions = options.app ?? {};
+  if (appOptions.webhookUrl !== undefined) validateWebhookUrl(appOptions.webhookUrl);
+  const app = createAppIdentity(appOptions, ids.hook(), clock.now());
+  const oidc = await OidcIssuer.create(options.oidcTokenLifetimeSeconds);
+  const urls = createSimUrls('');
+  // Deliveries are recorded through the context (declared next; the callback runs later).
+  const webhooks = new WebhookSender({ clock, record: (delivery) => recordDelivery(ctx, delivery) });
+  const ctx: SimContext = {
+    state,
+    ids,
+    clock,
+    app,
+    appOwner: state.getOrCreateAccount(`${app.slug}-owner`, 'Organization'),
+    appBot: state.getOrCreateAccount(`${app.slug}[bot]`, 'Bot'),
+    urls,
+    allowPrivateHookUrls: options.allowPrivateHookUrls ?? false,
+    oidc,
+    webhooks,
+  };
+
+  const sim: GitHubSimulator = {
+    get url() {
+      return urls.base;
+    },
+    get apiUrl() {
+      return urls.api;
+    },
+    get oidcIssuer() {
+      return `${urls.base}${OIDC_ISSUER_PATH}`;
+    },
+    get app() {
+      return toSimulatedApp(app);
+    },
+    setAppWebhookUrl(url) {
+      validateWebhookUrl(url);
+      app.webhookUrl = url;
+    },
+    createInstallation: (input) => createInstallation(ctx, input),
+    addRepositories: (installationId, names) => addRepositories(ctx, installationId, names),
+    removeRepositories: (installationId, fullNames) => removeRepositories(ctx, installationId, fullNames),
+    deleteInstallation: (installationId) => deleteInstallation(ctx, installationId),
+    runWorkflow: (input) => runWorkflow(ctx, input),
+    rerunWorkflow: (repository, runId, input) => rerunWorkflow(ctx, repository, runId, input),
+    mintOidcToken: (input) => mintOidcToken(ctx, input),
+    sendRepositoryWebhook: (repository, event, payload) =>
+      sendRepositoryWebhook(ctx, repository, event, payload),
+    dispatches(filter = {}) {
+      const wanted = filter.repository?.toLowerCase();
+      return state.dispatches
+        .filter((dispatch) => wanted === undefined || dispatch.repository.toLowerCase() === wanted)
+        .map((dispatch) => structuredClone(dispatch));
+    },
+    journal: () => structuredClone(state.journal),
+    clearJournal() {
+      state.journal.length = 0;
+    },
+    webhookDeliveries: () => structuredClone(state.deliveries),
+    async redeliver(guid) {
+      const sent = webhooks.sentDelivery(guid);
+      if (sent === undefined) throw new SimInputError(`no webhook delivery with GUID ${guid}`);
+      if (sent.hookType === 'app') return webhooks.redeliver(guid, appHookTarget(ctx));
+      const hook = state.hooks.get(sent.hookId);
+      const repo = hook === undefined ? undefined : state.repositories.get(hook.repositoryId);
+      if (hook === undefined || repo === undefined) {
+        throw new SimInputError(`hook ${sent.hookId} of delivery ${guid} no longer exists`);
+      }
+      return webhooks.redeliver(guid, repositoryHookTarget(hook, repo));
+    },
+    async close() {
+      await webhooks.close();
+      await server.close();
+    },
+  };
+
+  const server = Fastify({
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+  });
+  await server.register(apiPlugin, { prefix: '/api/v3', ctx });
+  await server.register(oidcPlugin, { prefix: OIDC_ISSUER_PATH, ctx });
+  await server.register(controlPlugin, { prefix: '/_sim', sim });
+  server.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: `zekt-github-sim has no route ${request.method} ${request.url}` }),
+  );
+
+  const host = options.host ?? '127.0.0.1';
+  await server.listen({ host, port: options.port ?? 0 });
+  const address = server.server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error('the simulator did not get a TCP port');
+  Object.assign(urls, createSimUrls(`http://${urlHost(host)}:${address.port}`));
+  return sim;
+}

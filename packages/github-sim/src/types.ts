@@ -1,0 +1,291 @@
+/**
+ * The public record types of the simulator. Every value here is plain JSON (no Dates, Maps or
+ * class instances) because the control API returns the same objects over HTTP.
+ *
+ * Words: an *App* is the simulated GitHub App; an *installation* is that App installed on one
+ * account (user or organisation) for some of its repositories; a *hook* is a repository webhook;
+ * a *delivery* is one webhook request the simulator sent; a *run* is a scripted workflow run.
+ */
+
+/** GitHub's "Simple User" object, as it appears in REST responses and webhook payloads. */
+export interface SimpleUser {
+  login: string;
+  id: number;
+  node_id: string;
+  avatar_url: string;
+  gravatar_id: string;
+  url: string;
+  html_url: string;
+  followers_url: string;
+  following_url: string;
+  gists_url: string;
+  starred_url: string;
+  subscriptions_url: string;
+  organizations_url: string;
+  repos_url: string;
+  events_url: string;
+  received_events_url: string;
+  type: 'User' | 'Organization' | 'Bot';
+  user_view_type: 'public';
+  site_admin: boolean;
+}
+
+/** A repository as GitHub returns it from `GET /installation/repositories` and in webhooks. */
+export interface Repository {
+  id: number;
+  node_id: string;
+  name: string;
+  full_name: string;
+  private: boolean;
+  owner: SimpleUser;
+  html_url: string;
+  description: string | null;
+  fork: boolean;
+  url: string;
+  visibility: 'public' | 'private';
+  default_branch: string;
+  created_at: string;
+  updated_at: string;
+  pushed_at: string;
+  [urlOrFlag: string]: unknown;
+}
+
+/** Permission levels an installation can hold, e.g. `{ contents: 'write' }`. */
+export type InstallationPermissions = Record<string, 'read' | 'write'>;
+
+/** An installation as returned by `GET /app/installations/{installation_id}`. */
+export interface Installation {
+  id: number;
+  client_id: string;
+  account: SimpleUser;
+  repository_selection: 'all' | 'selected';
+  access_tokens_url: string;
+  repositories_url: string;
+  html_url: string;
+  app_id: number;
+  app_slug: string;
+  target_id: number;
+  target_type: 'User' | 'Organization';
+  permissions: InstallationPermissions;
+  events: string[];
+  created_at: string;
+  updated_at: string;
+  single_file_name: null;
+  has_multiple_single_files: boolean;
+  single_file_paths: string[];
+  suspended_by: null;
+  suspended_at: null;
+}
+
+/** A workflow run as `GET /repos/{owner}/{repo}/actions/runs/{run_id}` returns it. */
+export interface WorkflowRun {
+  id: number;
+  name: string;
+  node_id: string;
+  check_suite_id: number;
+  check_suite_node_id: string;
+  head_branch: string;
+  head_sha: string;
+  path: string;
+  display_title: string;
+  run_number: number;
+  run_attempt: number;
+  event: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: WorkflowConclusion | null;
+  workflow_id: number;
+  url: string;
+  html_url: string;
+  pull_requests: unknown[];
+  referenced_workflows: unknown[];
+  created_at: string;
+  updated_at: string;
+  actor: SimpleUser;
+  triggering_actor: SimpleUser;
+  run_started_at: string;
+  jobs_url: string;
+  logs_url: string;
+  check_suite_url: string;
+  artifacts_url: string;
+  cancel_url: string;
+  rerun_url: string;
+  previous_attempt_url: string | null;
+  workflow_url: string;
+  head_commit: {
+    id: string;
+    tree_id: string;
+    message: string;
+    timestamp: string;
+    author: { name: string; email: string };
+    committer: { name: string; email: string };
+  };
+  repository: Repository;
+  head_repository: Repository;
+  head_repository_id: number;
+}
+
+export type WorkflowConclusion =
+  | 'success'
+  | 'failure'
+  | 'cancelled'
+  | 'timed_out'
+  | 'skipped'
+  | 'neutral'
+  | 'action_required';
+
+/** One webhook request the simulator sent (or tried to send). */
+export interface WebhookDeliveryRecord {
+  /** The `X-GitHub-Delivery` GUID; a redelivery reuses it. */
+  guid: string;
+  event: string;
+  action: string | null;
+  /** `X-GitHub-Hook-ID`: a repository hook id, or the App's hook id. */
+  hookId: number;
+  hookType: 'repository' | 'app';
+  /** Repository full name for repository hooks, null for the App hook. */
+  repository: string | null;
+  url: string | null;
+  requestHeaders: Record<string, string>;
+  payload: unknown;
+  /** The HTTP status the receiver answered, null when no response arrived. */
+  status: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  /** Why no response arrived (timeout, connection refused, no webhook URL…), else null. */
+  error: string | null;
+  deliveredAt: string;
+  redelivery: boolean;
+}
+
+/** A `repository_dispatch` the simulator accepted with 204. */
+export interface DispatchRecord {
+  id: number;
+  repository: string;
+  installationId: number;
+  eventType: string;
+  clientPayload: Record<string, unknown> | null;
+  receivedAt: string;
+}
+
+/** Who made a request, as the simulator understood the `Authorization` header. */
+export type JournalAuth =
+  | { kind: 'none' }
+  | { kind: 'app'; appId: number }
+  | { kind: 'installation'; installationId: number }
+  | { kind: 'actions-runtime'; runId: number }
+  | { kind: 'rejected'; reason: string };
+
+/** One request the simulator answered on `/api/v3` or the OIDC endpoints. */
+export interface JournalEntry {
+  id: number;
+  at: string;
+  method: string;
+  /** Path without the query string, e.g. `/api/v3/app/installations/1/access_tokens`. */
+  path: string;
+  query: Record<string, string>;
+  requestId: string;
+  requestHeaders: Record<string, string>;
+  requestBody: unknown;
+  status: number;
+  responseBody: unknown;
+  auth: JournalAuth;
+  durationMs: number;
+  /** Set when the simulator itself failed (a bug): the internal error message. */
+  error?: string;
+}
+
+export interface MessageInput {
+  /** Base URL of the Zekt service; the message goes to `<zektUrl>/api/events/receive`. */
+  zektUrl: string;
+  eventType: string;
+  payload: unknown;
+  /** OIDC audience; default `api://zekt`. */
+  audience?: string;
+}
+
+export interface RunWorkflowInput {
+  /** `owner/repo` of an installed repository. */
+  repository: string;
+  /** Workflow file name, e.g. `deploy.yml` (path `.github/workflows/deploy.yml`). */
+  workflow: string;
+  /** Workflow display name; default: the file name without extension, capitalised. */
+  name?: string;
+  /** The run's `display_title` (a `run-name`); default: the workflow name. */
+  displayTitle?: string;
+  conclusion?: WorkflowConclusion;
+  actor?: string;
+  headBranch?: string;
+  headSha?: string;
+  event?: string;
+  /** The zekt message action's step: sent after the run starts and before it completes. */
+  message?: MessageInput;
+  /** Also send `workflow_run` `requested` / `in_progress` (default false). */
+  send?: { requested?: boolean; inProgress?: boolean };
+}
+
+export interface RerunWorkflowInput {
+  conclusion?: WorkflowConclusion;
+  actor?: string;
+  message?: MessageInput;
+  send?: { requested?: boolean; inProgress?: boolean };
+}
+
+export interface MessageResult {
+  /** HTTP status of `POST /api/events/receive`; 0 when no response arrived. */
+  status: number;
+  body: unknown;
+  /** Set when the OIDC token could not be obtained or the request failed. */
+  error?: string;
+}
+
+export interface RunWorkflowResult {
+  run: WorkflowRun;
+  /** The environment a step of this run sees (Actions runtime + `GITHUB_*` variables). */
+  env: Record<string, string>;
+  message: MessageResult | null;
+  /** The `workflow_run` deliveries of this run, in the order they were sent. */
+  webhooks: WebhookDeliveryRecord[];
+}
+
+export interface MintOidcTokenInput {
+  repository: string;
+  workflow?: string;
+  runId?: number;
+  runAttempt?: number;
+  audience?: string;
+  actor?: string;
+  ref?: string;
+  sha?: string;
+  /** Claims to set or replace after the defaults (use to forge tokens in tests). */
+  overrides?: Record<string, unknown>;
+}
+
+export interface CreateInstallationInput {
+  account: { login: string; type?: 'User' | 'Organization' };
+  repositories: Array<string | { name: string; private?: boolean }>;
+  /** The user who installed the App (the `sender`); default: the account itself, or `<org>-admin` for an organisation. */
+  sender?: { login: string };
+  permissions?: InstallationPermissions;
+}
+
+export interface InstallationChange {
+  installation: Installation;
+  repositories: Repository[];
+  delivery: WebhookDeliveryRecord | null;
+}
+
+/** The simulated App's credentials and settings. */
+export interface SimulatedApp {
+  id: number;
+  slug: string;
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  privateKeyPem: string;
+  webhookSecret: string;
+  webhookUrl: string | null;
+  /** App-level event subscriptions besides installation events. */
+  events: string[];
+  /** The App hook's id: the `X-GitHub-Hook-ID` of App-level deliveries. */
+  hookId: number;
+}

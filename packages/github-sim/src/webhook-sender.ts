@@ -1,0 +1,170 @@
+import { type Clock, toGitHubTimestamp } from './clock.js';
+import { httpRequest } from './http-client.js';
+import { newGuid, randomHex } from './ids.js';
+import type { WebhookDeliveryRecord } from './types.js';
+import { signatureHeaders } from './webhook-signature.js';
+
+/** GitHub gives a receiver 10 seconds to answer a delivery. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** Where a delivery goes, resolved when it is sent (and again when it is redelivered). */
+export interface WebhookTarget {
+  hookType: 'repository' | 'app';
+  hookId: number;
+  /** null: the App has no webhook URL; the delivery is recorded as skipped. */
+  url: string | null;
+  /** Signs the delivery when set. */
+  secret: string | undefined;
+  /** `X-GitHub-Hook-Installation-Target-Type`: `repository` or `integration` (the App hook). */
+  targetType: 'repository' | 'integration';
+  /** `X-GitHub-Hook-Installation-Target-ID`: the repository id or the App id. */
+  targetId: number;
+  /** Full name of the repository of a repository hook. */
+  repository: string | null;
+}
+
+interface SentDelivery {
+  event: string;
+  body: string;
+  hookType: WebhookTarget['hookType'];
+  hookId: number;
+}
+
+export interface WebhookSenderOptions {
+  clock: Clock;
+  /** Receives every finished delivery, in the order they finish. */
+  record: (delivery: WebhookDeliveryRecord) => void;
+  timeoutMs?: number;
+}
+
+/**
+ * Sends webhooks the way GitHub's "Hookshot" does: one POST with a JSON body, GitHub's headers,
+ * the signature of the exact body bytes, a 10 s timeout, and a record of what happened.
+ * https://docs.github.com/webhooks/webhook-events-and-payloads#delivery-headers
+ */
+export class WebhookSender {
+  private readonly userAgent = `GitHub-Hookshot/${randomHex(4).slice(0, 7)}`;
+  private readonly sent = new Map<string, SentDelivery>();
+  private readonly inFlight = new Set<{ controller: AbortController; done: Promise<unknown> }>();
+  private closed = false;
+
+  constructor(private readonly options: WebhookSenderOptions) {}
+
+  /** Sends a new delivery (new GUID) and resolves with its record once it finished. */
+  send(target: WebhookTarget, event: string, payload: unknown): Promise<WebhookDeliveryRecord> {
+    const guid = newGuid();
+    const body = JSON.stringify(payload);
+    this.sent.set(guid, { event, body, hookType: target.hookType, hookId: target.hookId });
+    return this.deliver(guid, target, event, body, false);
+  }
+
+  /** What was sent under a GUID, for redelivery; undefined for an unknown GUID. */
+  sentDelivery(guid: string): SentDelivery | undefined {
+    return this.sent.get(guid);
+  }
+
+  /** Sends the same body under the same GUID again, like GitHub's "Redeliver" button. */
+  redeliver(guid: string, target: WebhookTarget): Promise<WebhookDeliveryRecord> {
+    const sent = this.sent.get(guid);
+    if (sent === undefined) throw new Error(`no delivery with GUID ${guid}`);
+    return this.deliver(guid, target, sent.event, sent.body, true);
+  }
+
+  /** Aborts deliveries still waiting for a receiver and waits until they are recorded. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = [...this.inFlight];
+    for (const entry of pending) entry.controller.abort();
+    await Promise.allSettled(pending.map((entry) => entry.done));
+  }
+
+  private deliver(
+    guid: string,
+    target: WebhookTarget,
+    event: string,
+    body: string,
+    redelivery: boolean,
+  ): Promise<WebhookDeliveryRecord> {
+    const controller = new AbortController();
+    const done = this.attempt(guid, target, event, body, redelivery, controller.signal);
+    const entry = { controller, done };
+    this.inFlight.add(entry);
+    return done.finally(() => this.inFlight.delete(entry));
+  }
+
+  private async attempt(
+    guid: string,
+    target: WebhookTarget,
+    event: string,
+    body: string,
+    redelivery: boolean,
+    signal: AbortSignal,
+  ): Promise<WebhookDeliveryRecord> {
+    const payload: unknown = JSON.parse(body);
+    const action =
+      typeof payload === 'object' &&
+      payload !== null &&
+      typeof (payload as { action?: unknown }).action === 'string'
+        ? (payload as { action: string }).action
+        : null;
+    const headers: Record<string, string> = {
+      Accept: '*/*',
+      'Content-Type': 'application/json',
+      'User-Agent': this.userAgent,
+      'X-GitHub-Delivery': guid,
+      'X-GitHub-Event': event,
+      'X-GitHub-Hook-ID': String(target.hookId),
+      'X-GitHub-Hook-Installation-Target-ID': String(target.targetId),
+      'X-GitHub-Hook-Installation-Target-Type': target.targetType,
+      ...(target.secret !== undefined ? signatureHeaders(target.secret, body) : {}),
+    };
+    const base = {
+      guid,
+      event,
+      action,
+      hookId: target.hookId,
+      hookType: target.hookType,
+      repository: target.repository,
+      url: target.url,
+      requestHeaders: headers,
+      payload,
+      deliveredAt: toGitHubTimestamp(this.options.clock.now()),
+      redelivery,
+    };
+    let record: WebhookDeliveryRecord;
+    if (target.url === null) {
+      record = { ...base, status: null, responseBody: null, durationMs: 0, error: 'no webhook URL' };
+    } else if (this.closed) {
+      record = { ...base, status: null, responseBody: null, durationMs: 0, error: 'simulator closed' };
+    } else {
+      const started = performance.now();
+      try {
+        const response = await httpRequest({
+          method: 'POST',
+          url: target.url,
+          headers,
+          body,
+          timeoutMs: this.options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+          signal,
+        });
+        record = {
+          ...base,
+          status: response.status,
+          responseBody: response.body,
+          durationMs: Math.round(performance.now() - started),
+          error: null,
+        };
+      } catch (error) {
+        record = {
+          ...base,
+          status: null,
+          responseBody: null,
+          durationMs: Math.round(performance.now() - started),
+          error: signal.aborted ? 'simulator closed' : error instanceof Error ? error.message : String(error),
+        };
+      }
+    }
+    this.options.record(record);
+    return record;
+  }
+}
