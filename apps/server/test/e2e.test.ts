@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { completedWorkflowRunExample } from '../src/test-support/github-examples.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
 
@@ -86,20 +86,7 @@ beforeAll(async () => {
 
   const port = await freePort();
   zektUrl = `http://127.0.0.1:${port}`;
-  zektEnv = {
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    ZEKT_BASE_URL: zektUrl,
-    ZEKT_DATA_DIR: dataDir,
-    GITHUB_APP_ID: String(sim.app.id),
-    GITHUB_PRIVATE_KEY: sim.app.privateKeyPem,
-    GITHUB_WEBHOOK_SECRET: sim.app.webhookSecret,
-    GITHUB_API_URL: sim.apiUrl,
-    ZEKT_OIDC_ISSUER: sim.oidcIssuer,
-    ZEKT_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
-  };
+  zektEnv = environmentForSimulator(sim, { port, dataDir, nodeEnv: 'test' }) as Record<string, string>;
   start([serverCli, 'serve'], zektEnv);
   await eventually(async () => {
     try {

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createGitHubSimulator } from 'zekt-github-sim';
 import { type Environment, loadConfig } from '../config.js';
 import { createZekt } from '../zekt.js';
 import { seedDemo } from './demo-seed.js';
+import { environmentForSimulator } from './simulator-environment.js';
 
 /** Where `zekt dev` keeps its store and the demo's coordinates (wiped at every start). */
 export function devDataDir(env: Environment): string {
@@ -36,20 +36,9 @@ export async function runDev(input: {
     port: input.simPort,
     allowPrivateHookUrls: true,
   });
-  const config = loadConfig({
-    NODE_ENV: 'development',
-    HOST: '127.0.0.1',
-    PORT: String(input.port),
-    ZEKT_BASE_URL: `http://127.0.0.1:${input.port}`,
-    ZEKT_DATA_DIR: dataDir,
-    GITHUB_APP_ID: String(sim.app.id),
-    GITHUB_PRIVATE_KEY: sim.app.privateKeyPem,
-    GITHUB_WEBHOOK_SECRET: sim.app.webhookSecret,
-    GITHUB_API_URL: sim.apiUrl,
-    ZEKT_OIDC_ISSUER: sim.oidcIssuer,
-    ZEKT_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: input.env.LOG_LEVEL ?? 'warn',
-  });
+  const config = loadConfig(
+    environmentForSimulator(sim, { port: input.port, dataDir, logLevel: input.env.LOG_LEVEL ?? 'warn' }),
+  );
   const zekt = await createZekt({ config });
   const url = await zekt.start();
   if (!url) throw new Error('zekt dev: the server did not start listening');

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { findSigningSecret } from '../github/webhook-signature.js';
 import type { SecretBox } from '../security/secret-box.js';
-import { findHookById, findHooksBeingPlaced } from '../store/hooks.js';
+import { completeHookPlacement, findHookById, findHooksBeingPlaced } from '../store/hooks.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { storeCompletionEvent } from './completion-event.js';
@@ -98,13 +98,13 @@ export async function ingestGitHubWebhook(
     case 'ping':
       if (source.kind === 'hook' && source.pending && typeof payload.hook_id === 'number') {
         // The create call's answer may be lost; the authenticated ping tells us the hook id too.
-        await options.store.db
-          .updateTable('repository_hooks')
-          .set({ hook_id: payload.hook_id, updated_at: options.clock.now() })
-          .where('repository_id', '=', source.hook.repository_id)
-          .where('role', '=', source.hook.role)
-          .where('hook_id', 'is', null)
-          .execute();
+        await completeHookPlacement(
+          options.store.db,
+          Number(source.hook.repository_id),
+          source.hook.role,
+          payload.hook_id,
+          options.clock.now(),
+        );
       }
       return { outcome: 'pong' };
     case 'installation':

@@ -4,7 +4,7 @@ import { newDeliveryId } from '../domain/ids.js';
 import { decideRouting } from '../domain/routing.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
-import { insertDeliveries } from '../store/deliveries.js';
+import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
 import type { NewDelivery } from '../store/schema.js';
@@ -79,39 +79,25 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
         return { outcome: 'blocked', eventId: event.event_id };
       }
 
-      const deliveries: NewDelivery[] = decision.deliveries.map((planned) => ({
-        delivery_id: newDeliveryId(now),
-        event_id: event.event_id,
-        subscription_id: planned.subscriptionId,
-        service_id: planned.serviceId,
-        provider_account_id: accountId,
-        provider_repository_id: runKey.repositoryId,
-        consumer_account_id: planned.consumerAccountId,
-        consumer_repository_id: planned.consumerRepositoryId,
-        correlation_id: String(runKey.runId),
-        run_attempt: runKey.runAttempt,
-        event_type: planned.eventType,
-        durable: planned.durable,
-        status: 'Dispatched',
-        dispatch_state: 'pending',
-        attempt_count: 0,
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_expires_at: null,
-        dispatched_at: now,
-        confirmed_at: null,
-        completed_at: null,
-        consumer_conclusion: null,
-        is_finalized: false,
-        confirmation_attempts: 0,
-        retry_number: 0,
-        platform_response: null,
-        failure_reason: null,
-        replay_of: null,
-        replayed_by: null,
-        payload_by_reference: false,
-        updated_at: now,
-      }));
+      const deliveries: NewDelivery[] = decision.deliveries.map((planned) =>
+        newDeliveryRow(
+          {
+            deliveryId: newDeliveryId(now),
+            eventId: event.event_id,
+            subscriptionId: planned.subscriptionId,
+            serviceId: planned.serviceId,
+            providerAccountId: accountId,
+            providerRepositoryId: runKey.repositoryId,
+            consumerAccountId: planned.consumerAccountId,
+            consumerRepositoryId: planned.consumerRepositoryId,
+            correlationId: String(runKey.runId),
+            runAttempt: runKey.runAttempt,
+            eventType: planned.eventType,
+            durable: planned.durable,
+          },
+          now,
+        ),
+      );
       if (deliveries.length > 0) {
         await insertArchive(
           trx,

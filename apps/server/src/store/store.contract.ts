@@ -6,6 +6,7 @@ import {
   getDelivery,
   insertDeliveries,
   listAttempts,
+  newDeliveryRow,
   recordAttempt,
 } from './deliveries.js';
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
@@ -145,39 +146,24 @@ export function describeStoreContract(
     });
 
     describe('delivery leases', () => {
-      const delivery = (id: string, nextAttemptAt: number): NewDelivery => ({
-        delivery_id: id,
-        event_id: 'evt_1',
-        subscription_id: 'sub_1',
-        service_id: 'svc_1',
-        provider_account_id: 1,
-        provider_repository_id: 10,
-        consumer_account_id: 2,
-        consumer_repository_id: 20,
-        correlation_id: '77',
-        run_attempt: 1,
-        event_type: 'deployed',
-        durable: true,
-        status: 'Dispatched',
-        dispatch_state: 'pending',
-        attempt_count: 0,
-        next_attempt_at: nextAttemptAt,
-        lease_owner: null,
-        lease_expires_at: null,
-        dispatched_at: 0,
-        confirmed_at: null,
-        completed_at: null,
-        consumer_conclusion: null,
-        is_finalized: false,
-        confirmation_attempts: 0,
-        retry_number: 0,
-        platform_response: null,
-        failure_reason: null,
-        replay_of: null,
-        replayed_by: null,
-        payload_by_reference: false,
-        updated_at: 0,
-      });
+      const delivery = (id: string, nextAttemptAt: number): NewDelivery =>
+        newDeliveryRow(
+          {
+            deliveryId: id,
+            eventId: 'evt_1',
+            subscriptionId: 'sub_1',
+            serviceId: 'svc_1',
+            providerAccountId: 1,
+            providerRepositoryId: 10,
+            consumerAccountId: 2,
+            consumerRepositoryId: 20,
+            correlationId: '77',
+            runAttempt: 1,
+            eventType: 'deployed',
+            durable: true,
+          },
+          nextAttemptAt,
+        );
 
       it('gives each due delivery to one worker until its lease expires', async () => {
         await insertDeliveries(store.db, [

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
+import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { createTokenForLogin } from '../cli/token.js';
 import { loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
@@ -62,20 +62,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    ZEKT_BASE_URL: url,
-    ZEKT_DATA_DIR: dir,
-    GITHUB_APP_ID: String(sim.app.id),
-    GITHUB_PRIVATE_KEY: sim.app.privateKeyPem,
-    GITHUB_WEBHOOK_SECRET: sim.app.webhookSecret,
-    GITHUB_API_URL: sim.apiUrl,
-    ZEKT_OIDC_ISSUER: sim.oidcIssuer,
-    ZEKT_SECRET: randomBytes(32).toString('hex'),
+    ...environmentForSimulator(sim, { port, dataDir: dir, logLevel: 'silent', nodeEnv: 'test' }),
     ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
     ZEKT_POLL_INTERVAL_MS: '200',
-    LOG_LEVEL: 'silent',
   });
   const zekt = await createZekt({
     config,
