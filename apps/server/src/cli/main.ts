@@ -86,6 +86,8 @@ async function main(argv: string[]): Promise<number> {
       if (database.kind !== 'sqlite') throw new CliError('PostgreSQL is not supported by this version yet');
       const store = await openStore(database);
       try {
+        // A token may be the first thing an operator creates, before the server ever ran.
+        await store.migrate();
         const created = await createTokenForLogin(store, {
           login: values.login,
           account: values.account,

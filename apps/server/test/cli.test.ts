@@ -1,0 +1,50 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The built `zekt` command, run as an operator would. */
+const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
+const dataDir = mkdtempSync(join(tmpdir(), 'zekt-cli-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function zekt(args: string[], env: Record<string, string> = {}) {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
+  );
+  const result = spawnSync(process.execPath, [cli, ...args], { env: { ...clean, ...env }, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('zekt CLI', () => {
+  it('refuses to serve without configuration, listing every missing setting', () => {
+    const result = zekt(['serve'], { ZEKT_DATA_DIR: dataDir });
+    expect(result.code).toBe(2);
+    for (const name of ['GITHUB_APP_ID', 'GITHUB_PRIVATE_KEY', 'GITHUB_WEBHOOK_SECRET', 'ZEKT_SECRET']) {
+      expect(result.stderr).toContain(name);
+    }
+    expect(result.stderr).not.toContain('    at ');
+  });
+
+  it('creates an API token on a fresh store and prints it as the last line', () => {
+    const result = zekt(['token', 'create', '--login', 'octocat'], { ZEKT_DATA_DIR: dataDir });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n').pop()).toMatch(/^zkt_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('explains a membership for an account that never installed the App', () => {
+    const result = zekt(['token', 'create', '--login', 'octocat', '--account', 'nobody'], {
+      ZEKT_DATA_DIR: dataDir,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('install the Zekt GitHub App');
+  });
+
+  it('documents its commands and settings', () => {
+    const result = zekt(['serve', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('zekt token create --login <user>');
+    expect(result.stdout).toContain('ZEKT_INSTALLATION_DISPATCH_RATE');
+  });
+});
