@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseDurationMs } from './domain/duration.js';
+import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
 
 /**
  * The only module that reads the environment. `loadConfig` takes the environment as a parameter
@@ -29,6 +31,12 @@ export interface Config {
   installationDispatchRate: number;
   messageGraceMs: number;
   pollIntervalMs: number;
+  /** Delays before each dispatch attempt of a durable delivery; the first is the initial dispatch. */
+  retryScheduleMs: number[];
+  dispatchTimeoutMs: number;
+  /** How long a worker owns a claimed delivery; must outlast one dispatch call. */
+  leaseMs: number;
+  retentionIntervalMs: number;
   logLevel: string;
 }
 
@@ -102,6 +110,23 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
     description: 'how long a completed run waits for a late message (default 0)',
   },
   { name: 'ZEKT_POLL_INTERVAL_MS', description: 'safety-net poll of the store for due work (default 1000)' },
+  {
+    name: 'ZEKT_RETRY_SCHEDULE',
+    description:
+      'durable dispatch schedule, comma-separated durations (default 0s,10s,1m,5m,30m,2h,6h,12h,24h)',
+  },
+  {
+    name: 'ZEKT_DISPATCH_TIMEOUT_MS',
+    description: 'timeout of one repository_dispatch call (default 10000)',
+  },
+  {
+    name: 'ZEKT_LEASE_MS',
+    description: 'how long a worker owns a claimed delivery (default 60000, > the timeout)',
+  },
+  {
+    name: 'ZEKT_RETENTION_INTERVAL_MS',
+    description: 'how often the retention sweeper runs (default 3600000)',
+  },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
 ];
@@ -229,6 +254,26 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     problems.push('ZEKT_BASE_URL must use https in production: consumer workflows send their tokens to it');
   }
 
+  let retryScheduleMs = [...DEFAULT_RETRY_SCHEDULE_MS];
+  const scheduleRaw = value('ZEKT_RETRY_SCHEDULE');
+  if (scheduleRaw !== undefined) {
+    const parsed = scheduleRaw.split(',').map((part) => parseDurationMs(part.trim()));
+    if (parsed.some((ms) => ms === null) || parsed.length === 0 || parsed.length > 50) {
+      problems.push(
+        `ZEKT_RETRY_SCHEDULE must be 1–50 comma-separated durations such as 0s,10s,1m,5m,2h (got ${JSON.stringify(scheduleRaw)})`,
+      );
+    } else {
+      retryScheduleMs = parsed as number[];
+    }
+  }
+  const dispatchTimeoutMs = integer('ZEKT_DISPATCH_TIMEOUT_MS', 10_000, 100, 120_000);
+  const leaseMs = integer('ZEKT_LEASE_MS', 60_000, 200, 3_600_000);
+  if (leaseMs <= dispatchTimeoutMs) {
+    problems.push(
+      `ZEKT_LEASE_MS (${leaseMs}) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (${dispatchTimeoutMs}): a lease must outlast the call it protects`,
+    );
+  }
+
   const logLevel = value('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -251,6 +296,10 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     installationDispatchRate: integer('ZEKT_INSTALLATION_DISPATCH_RATE', 80, 0, 100_000),
     messageGraceMs: integer('ZEKT_MESSAGE_GRACE_MS', 0, 0, 3_600_000),
     pollIntervalMs: integer('ZEKT_POLL_INTERVAL_MS', 1000, 10, 60_000),
+    retryScheduleMs,
+    dispatchTimeoutMs,
+    leaseMs,
+    retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
     logLevel,
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -7,6 +7,7 @@ import { type Clock, systemClock } from './domain/clock.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
+import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
@@ -33,6 +34,7 @@ export interface Zekt {
   readonly http: FastifyInstance;
   readonly router: EventRouter;
   readonly dispatcher: Dispatcher;
+  readonly sweeper: RetentionSweeper;
   /** Starts listening (api) and the background loops (worker); resolves to the listening URL. */
   start(): Promise<string | null>;
   stop(): Promise<void>;
@@ -102,7 +104,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     deliveryTokens,
     baseUrl: config.baseUrl,
     workerId,
+    leaseMs: config.leaseMs,
+    requestTimeoutMs: config.dispatchTimeoutMs,
+    retryScheduleMs: config.retryScheduleMs,
+    installationDispatchRate: config.installationDispatchRate,
   });
+  const sweeper = createRetentionSweeper({ store, clock, logger: logger.child({ component: 'retention' }) });
+  let sweepLoop: WorkerLoop | null = null;
 
   const http = await buildHttpApp({
     store,
@@ -112,9 +120,11 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     github,
     oidc: createOidcVerifier({ issuer: config.oidc.issuer, audience: config.oidc.audience }),
     secretBox: createSecretBox(config.secret),
+    deliveryTokens,
     appWebhookSecret: config.github.webhookSecret,
     messageGraceMs: config.messageGraceMs,
     wakeRouter: () => routerLoop?.wake(),
+    wakeDispatcher: () => dispatchLoop?.wake(),
   });
 
   if (role !== 'api') {
@@ -134,6 +144,19 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       pollIntervalMs: config.pollIntervalMs,
       logger,
     });
+    let lastSweep: number | null = null;
+    sweepLoop = createWorkerLoop({
+      name: 'retention',
+      work: async () => {
+        lastSweep = clock.now();
+        await sweeper.sweep();
+        return 0;
+      },
+      nextDueAt: async () => (lastSweep ?? clock.now()) + config.retentionIntervalMs,
+      clock,
+      pollIntervalMs: config.retentionIntervalMs,
+      logger,
+    });
   }
 
   return {
@@ -141,9 +164,11 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     http,
     router,
     dispatcher,
+    sweeper,
     async start() {
       routerLoop?.start();
       dispatchLoop?.start();
+      sweepLoop?.start();
       if (role === 'worker') {
         await http.ready();
         return null;
@@ -154,6 +179,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();
+      await sweepLoop?.stop();
       if (!options.store) await store.close();
     },
   };

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
+import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 describe('management API', () => {
   let h: Harness;
   let world: World;
   let malloryToken: string;
   let orgOnlyServiceId: string;
+  let deliveryId: string;
   beforeAll(async () => {
     h = await startHarness();
     world = await setUpWorld(h);
@@ -32,6 +33,9 @@ describe('management API', () => {
     });
     expect(orgOnly.status).toBe(201);
     orgOnlyServiceId = orgOnly.body.id;
+    await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    const dispatch = await eventually(() => h.sim.dispatches({ repository: 'globex/app' })[0]);
+    deliveryId = (dispatch.clientPayload as { zekt: { deliveryId: string } }).zekt.deliveryId;
   });
   afterAll(async () => {
     await h.close();
@@ -210,6 +214,12 @@ describe('management API', () => {
         '/api/v1/repositories/acme/api/provider',
         { enabled: false },
       ],
+      [
+        'PUT',
+        '/api/v1/repositories/{owner}/{repo}/completion-tracking',
+        '/api/v1/repositories/globex/app/completion-tracking',
+        { enabled: true },
+      ],
       ['GET', '/api/v1/repositories/{owner}/{repo}/workflows', '/api/v1/repositories/acme/api/workflows'],
       [
         'PUT',
@@ -244,6 +254,9 @@ describe('management API', () => {
       ['PATCH', '/api/v1/subscriptions/{id}', `/api/v1/subscriptions/${sub}`, { durable: false }],
       ['GET', '/api/v1/usage', '/api/v1/usage?account=acme'],
       ['GET', '/api/v1/blocked', '/api/v1/blocked?account=acme'],
+      ['GET', '/api/v1/deliveries/{deliveryId}', `/api/v1/deliveries/${deliveryId}`],
+      ['POST', '/api/replay/{deliveryId}', `/api/replay/${deliveryId}`],
+      ['GET', '/api/connections/{id}/diagnostics', `/api/connections/${sub}/diagnostics`],
     ];
     for (const [method, , path, body] of attempts) {
       const response = await h.call(method, path, {
@@ -272,6 +285,8 @@ describe('management API', () => {
         '/api/v1/directory',
         (b) => (b.services as Array<{ slug: string }>).map((s) => s.slug),
       ],
+      ['/api/v1/deliveries', '/api/v1/deliveries', (b) => b.deliveries],
+      ['/api/v1/connections', '/api/v1/connections', (b) => b.connections],
     ];
     const seen: Record<string, unknown> = {};
     for (const [template, path, pick] of lists) {
@@ -285,6 +300,8 @@ describe('management API', () => {
       '/api/v1/subscriptions': [],
       '/api/v1/usage': ['initech'],
       '/api/v1/directory': ['acme-deploys'],
+      '/api/v1/deliveries': [],
+      '/api/v1/connections': [],
     });
     // The consumer cannot act as the provider, nor the provider as the consumer.
     expect(
@@ -311,7 +328,7 @@ describe('management API', () => {
     // Every management route of the OpenAPI document is covered above.
     const openapi = await h.call('GET', '/api/openapi.json');
     const documented = Object.entries(openapi.body.paths as Record<string, Record<string, unknown>>)
-      .filter(([path]) => path.startsWith('/api/v1/'))
+      .filter(([path]) => /^\/api\/(v1|replay|connections)\//.test(path))
       .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
     const covered = new Set([...attempts.map(([m, t]) => `${m} ${t}`), ...lists.map(([t]) => `GET ${t}`)]);
     expect(documented.filter((route) => !covered.has(route))).toEqual([]);

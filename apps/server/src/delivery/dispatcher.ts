@@ -9,6 +9,7 @@ import type { DeliveryTokens } from '../security/delivery-token.js';
 import { getAccount, getRepository } from '../store/accounts.js';
 import { getArchive } from '../store/archives.js';
 import { type AttemptRecord, claimDueDeliveries, recordAttempt } from '../store/deliveries.js';
+import { reserveDispatchSlot } from '../store/pacing.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
@@ -32,6 +33,8 @@ export interface DispatcherOptions {
   batchSize?: number;
   requestTimeoutMs?: number;
   retryScheduleMs?: readonly number[];
+  /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
+  installationDispatchRate?: number;
   random?: () => number;
 }
 
@@ -61,6 +64,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       });
       return;
     }
+    if (await deferForPacing(row, startedAt)) return;
     const prepared = await prepare(row);
     if ('failure' in prepared) {
       await settle(row, number, startedAt, 0, prepared.failure, false);
@@ -84,6 +88,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         {
           dispatch_state: 'accepted',
           next_attempt_at: null,
+          slot_reserved: false,
           platform_response: JSON.stringify({
             status: result.status,
             headers: result.headers,
@@ -97,6 +102,31 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return;
     }
     await settle(row, number, startedAt, result.durationMs, toFailure(result), true);
+  }
+
+  /**
+   * Reserves the consumer installation's next dispatch slot. When that slot is in the future the
+   * delivery is put back, due at its slot, without counting an attempt: other installations' work
+   * is claimed meanwhile, so one busy tenant never delays another.
+   */
+  async function deferForPacing(row: DeliveryRow, now: number): Promise<boolean> {
+    const rate = options.installationDispatchRate ?? 0;
+    if (rate <= 0 || row.slot_reserved) return false;
+    const slot = await reserveDispatchSlot(
+      store.db,
+      store.dialect,
+      Number(row.consumer_account_id),
+      now,
+      60_000 / rate,
+    );
+    if (slot <= now) return false;
+    await finish(row, null, {
+      next_attempt_at: Math.ceil(slot),
+      slot_reserved: true,
+      attempt_count: row.attempt_count - 1,
+      updated_at: now,
+    });
+    return true;
   }
 
   async function prepare(row: DeliveryRow): Promise<
@@ -199,9 +229,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             status: 'Failed',
             next_attempt_at: null,
             failure_reason: failureReason(row, failure, permanent),
+            slot_reserved: false,
             updated_at: now,
           }
-        : { next_attempt_at: retryAt, updated_at: now };
+        : { next_attempt_at: retryAt, slot_reserved: false, updated_at: now };
     if (platformResponse !== undefined) update.platform_response = platformResponse;
     await finish(
       row,

@@ -6,10 +6,14 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
 import type { OidcVerifier } from '../github/oidc-verifier.js';
+import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Store } from '../store/store.js';
 import { authenticateApiTokens } from './authenticate.js';
 import { installProblemHandlers } from './problem.js';
+import { registerConnectionRoutes } from './routes/connections.js';
+import { registerConsumerRoutes } from './routes/consumer-api.js';
+import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerDirectoryRoutes } from './routes/directory.js';
 import { registerEventsReceiveRoute } from './routes/events-receive.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -29,10 +33,13 @@ export interface AppContext {
   github: GitHubClient;
   oidc: OidcVerifier;
   secretBox: SecretBox;
+  deliveryTokens: DeliveryTokens;
   appWebhookSecret: string;
   messageGraceMs: number;
   /** Wakes the router: an event became due. */
   wakeRouter: () => void;
+  /** Wakes the dispatcher: a delivery became due (replay). */
+  wakeDispatcher: () => void;
 }
 
 export type App = FastifyInstance<
@@ -81,6 +88,12 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
             bearerFormat: 'JWT',
             description: 'GitHub Actions OIDC token',
           },
+          deliveryToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "a delivery's own token (client_payload.zekt.token, zdt_…), valid for that delivery only",
+          },
         },
       },
     },
@@ -89,6 +102,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   registerHealthRoutes(app, context);
   registerWebhookRoute(app, context);
   registerEventsReceiveRoute(app, context);
+  registerConsumerRoutes(app, context);
   await app.register(async (scope) => {
     const api = scope.withTypeProvider<TypeBoxTypeProvider>();
     authenticateApiTokens(api, context);
@@ -98,6 +112,8 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerDirectoryRoutes(api, context);
     registerSubscriptionRoutes(api, context);
     registerUsageRoutes(api, context);
+    registerDeliveryRoutes(api, context);
+    registerConnectionRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,5 +1,13 @@
 import { workflowFileName } from '../domain/workflow-path.js';
-import type { AccountRow, RepositoryRow, ServiceRow, SubscriptionRow, WorkflowRow } from '../store/schema.js';
+import type { DeliveryRecordRow } from '../store/delivery-records.js';
+import type {
+  AccountRow,
+  DeliveryAttemptRow,
+  RepositoryRow,
+  ServiceRow,
+  SubscriptionRow,
+  WorkflowRow,
+} from '../store/schema.js';
 import { parseTags } from '../store/services.js';
 
 /**
@@ -83,5 +91,63 @@ export function subscriptionView(
     deliversTo: names.consumerRepository,
     requestedAt: iso(subscription.requested_at),
     decidedAt: iso(subscription.decided_at),
+  };
+}
+
+/**
+ * A delivery record as SPEC 5 lists its fields (camelCase, ISO times). `attempts` is included when
+ * the caller loaded them (single-record views); lists leave it out.
+ */
+export function deliveryRecordView(row: DeliveryRecordRow, attempts?: DeliveryAttemptRow[]) {
+  return {
+    deliveryId: row.delivery_id,
+    correlationId: row.correlation_id,
+    connectionId: row.subscription_id,
+    deliveryStatus: row.status,
+    durable: Boolean(row.durable),
+    dispatchedAt: iso(row.dispatched_at),
+    confirmedAt: iso(row.confirmed_at),
+    completedAt: iso(row.completed_at),
+    consumerWorkflowConclusion: row.consumer_conclusion,
+    isFinalized: Boolean(row.is_finalized),
+    confirmationAttempts: row.confirmation_attempts,
+    retryNumber: row.retry_number,
+    isReplay: row.replay_of !== null,
+    provider: {
+      account: row.provider_login,
+      repository: row.provider_repository,
+      workflow: row.workflow_path,
+      runId: row.correlation_id,
+      runAttempt: row.run_attempt,
+    },
+    consumer: { account: row.consumer_login, repository: row.consumer_repository },
+    eventType: row.event_type,
+    dispatch: {
+      state: row.dispatch_state,
+      attempts: row.attempt_count,
+      nextAttemptAt: row.dispatch_state === 'pending' ? iso(row.next_attempt_at) : null,
+      payloadByReference: Boolean(row.payload_by_reference),
+    },
+    platformResponse: row.platform_response === null ? null : (JSON.parse(row.platform_response) as unknown),
+    ...(attempts === undefined ? {} : { attempts: attempts.map(attemptView) }),
+    ...(row.replayed_by === null ? {} : { replayedBy: row.replayed_by }),
+    ...(row.replay_of === null ? {} : { replayOf: row.replay_of }),
+    ...(row.failure_reason === null ? {} : { failureReason: row.failure_reason }),
+  };
+}
+
+export function attemptView(attempt: DeliveryAttemptRow) {
+  return {
+    number: attempt.number,
+    at: iso(attempt.started_at),
+    durationMs: attempt.duration_ms,
+    outcome: attempt.outcome,
+    status: attempt.status_code,
+    category: attempt.error_category,
+    message: attempt.error_message,
+    headers:
+      attempt.response_headers === null
+        ? null
+        : (JSON.parse(attempt.response_headers) as Record<string, string>),
   };
 }

@@ -6,6 +6,7 @@ import { completeHookPlacement, findHookById, findHooksBeingPlaced } from '../st
 import type { RepositoryHookRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { storeCompletionEvent } from './completion-event.js';
+import { trackConsumerRun } from './completion-tracking.js';
 import { applyInstallationEvent } from './installation-events.js';
 
 /**
@@ -126,7 +127,7 @@ export async function ingestGitHubWebhook(
       }
       if (source.hook.role === 'provider')
         return storeCompletionEvent(options, delivery, source.hook, payload);
-      return { outcome: 'ignored', detail: 'completion tracking is not handled by this version' };
+      return trackConsumerRun(options, delivery, source.hook, payload);
     default:
       return { outcome: 'ignored', detail: `${request.event} events are not used by Zekt` };
   }

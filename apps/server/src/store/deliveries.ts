@@ -60,6 +60,7 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     replay_of: identity.replayOf ?? null,
     replayed_by: null,
     payload_by_reference: false,
+    slot_reserved: false,
     updated_at: now,
   };
 }
@@ -184,4 +185,57 @@ export async function nextDeliveryDueAt(db: Kysely<Database>): Promise<number | 
     .where('dispatch_state', '=', 'pending')
     .executeTakeFirst();
   return row?.due == null ? null : Number(row.due);
+}
+
+/**
+ * The delivery a consumer's confirm/complete call is about (SPEC 6.2): the given delivery, or else
+ * the newest non-final delivery of the correlation id to that repository, or else its newest final
+ * one (so the caller learns it is final).
+ */
+export async function findConsumerDelivery(
+  db: Kysely<Database>,
+  lookup: { correlationId: string; consumerRepositoryId: number; deliveryId?: string | undefined },
+): Promise<DeliveryRow | undefined> {
+  const base = db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('correlation_id', '=', lookup.correlationId)
+    .where('consumer_repository_id', '=', lookup.consumerRepositoryId);
+  if (lookup.deliveryId) return base.where('delivery_id', '=', lookup.deliveryId).executeTakeFirst();
+  const open = await base
+    .where('status', 'in', ['Dispatched', 'Confirmed'])
+    .orderBy('delivery_id', 'desc')
+    .executeTakeFirst();
+  return open ?? base.orderBy('delivery_id', 'desc').executeTakeFirst();
+}
+
+/** Every delivery of a correlation id (the candidates a per-delivery token may belong to). */
+export function deliveriesOfCorrelation(db: Kysely<Database>, correlationId: string): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('correlation_id', '=', correlationId)
+    .orderBy('delivery_id', 'desc')
+    .limit(100)
+    .execute();
+}
+
+/**
+ * Writes a state change only if the delivery is still in the state it was read in; returns false
+ * when another writer (the completion webhook, a second call) got there first.
+ */
+export async function changeDeliveryState(
+  db: Kysely<Database>,
+  deliveryId: string,
+  expected: { status: string; confirmationAttempts: number },
+  update: DeliveryUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('deliveries')
+    .set(update)
+    .where('delivery_id', '=', deliveryId)
+    .where('status', '=', expected.status as DeliveryRow['status'])
+    .where('confirmation_attempts', '=', expected.confirmationAttempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

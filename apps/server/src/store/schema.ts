@@ -209,6 +209,7 @@ export interface DeliveriesTable {
   replay_of: string | null;
   replayed_by: string | null;
   payload_by_reference: Flag;
+  slot_reserved: Flag;
   updated_at: Timestamp;
 }
 
@@ -232,6 +233,11 @@ export interface UsageCountersTable {
   value: number;
 }
 
+export interface PacingSlotsTable {
+  account_id: number;
+  next_slot_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   repositories: RepositoriesTable;
@@ -249,6 +255,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   usage_counters: UsageCountersTable;
+  pacing_slots: PacingSlotsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

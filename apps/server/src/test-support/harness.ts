@@ -50,6 +50,8 @@ export interface HarnessOptions {
   sim?: SimulatorOptions;
   /** Start the router and dispatcher loops (default true); tests that drive them by hand pass false. */
   workers?: boolean;
+  /** More configuration (ZEKT_RETRY_SCHEDULE, ZEKT_DISPATCH_TIMEOUT_MS, …). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...environmentForSimulator(sim, { port, dataDir: dir, logLevel: 'silent', nodeEnv: 'test' }),
     ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
     ZEKT_POLL_INTERVAL_MS: '200',
+    ...options.env,
   });
   const zekt = await createZekt({
     config,

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { OidcTokenError, OidcUnavailableError } from '../../github/oidc-verifier.js';
 import { receiveMessage } from '../../ingest/message-intake.js';
+import { bearerToken, verifyActionsToken } from '../actions-auth.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError } from '../problem.js';
 
@@ -42,25 +42,7 @@ export function registerEventsReceiveRoute(app: App, context: AppContext): void 
       },
     },
     async (request, reply) => {
-      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-      let claims: Awaited<ReturnType<AppContext['oidc']['verify']>>;
-      try {
-        claims = await context.oidc.verify(match?.[1]);
-      } catch (error) {
-        if (error instanceof OidcTokenError) {
-          throw new HttpError(401, 'invalid_token', `${error.message}`, { reason: error.reason });
-        }
-        if (error instanceof OidcUnavailableError) {
-          throw new HttpError(
-            503,
-            'oidc_unavailable',
-            `${error.message}; try again shortly`,
-            {},
-            { cause: error },
-          );
-        }
-        throw error;
-      }
+      const claims = await verifyActionsToken(context, bearerToken(request.headers.authorization));
       const headerRepository = request.headers['x-github-repository'];
       const outcome = await receiveMessage(
         { store: context.store, clock: context.clock, onEventDue: context.wakeRouter },

@@ -67,6 +67,39 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
     },
   );
 
+  api.put(
+    '/api/v1/repositories/:owner/:repo/completion-tracking',
+    {
+      schema: {
+        summary:
+          "The COMPLETION switch: places (or removes) a webhook in a consumer repository so its runs confirm and complete Zekt's deliveries",
+        tags: ['repositories'],
+        security,
+        params: RepoParams,
+        body: Enabled,
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const { repository, account } = await memberRepository(
+        context.store.db,
+        caller,
+        request.params.owner,
+        request.params.repo,
+      );
+      if (request.body.enabled) await placeHook(context, account, repository, 'completion');
+      else await removeHook(context, account, repository, 'completion');
+      await setRepositoryFlag(
+        context.store.db,
+        Number(repository.repository_id),
+        'completion_enabled',
+        request.body.enabled,
+        context.clock.now(),
+      );
+      return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
+    },
+  );
+
   api.get(
     '/api/v1/repositories/:owner/:repo/workflows',
     {

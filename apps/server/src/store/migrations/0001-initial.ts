@@ -262,6 +262,8 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
     .addColumn('replay_of', 'text')
     .addColumn('replayed_by', 'text')
     .addColumn('payload_by_reference', flag, (c) => c.notNull().defaultTo(no))
+    // A dispatch slot of the consumer's installation is already reserved for next_attempt_at.
+    .addColumn('slot_reserved', flag, (c) => c.notNull().defaultTo(no))
     .addColumn('updated_at', bigint, (c) => c.notNull())
     .execute();
   // The queue: due work is found by state and time, without touching finished deliveries.
@@ -281,6 +283,18 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
     .columns(['correlation_id', 'consumer_repository_id'])
     .execute();
   await db.schema.createIndex('deliveries_event').on('deliveries').column('event_id').execute();
+  // Delivery Status lists, newest first, for either side of a connection.
+  await db.schema
+    .createIndex('deliveries_provider_account')
+    .on('deliveries')
+    .columns(['provider_account_id', 'delivery_id'])
+    .execute();
+  await db.schema
+    .createIndex('deliveries_consumer_account')
+    .on('deliveries')
+    .columns(['consumer_account_id', 'delivery_id'])
+    .execute();
+  await db.schema.createIndex('deliveries_dispatched').on('deliveries').column('dispatched_at').execute();
 
   await db.schema
     .createTable('delivery_attempts')
@@ -295,6 +309,13 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
     .addColumn('error_message', 'text')
     .addColumn('response_headers', 'text')
     .addUniqueConstraint('delivery_attempts_number', ['delivery_id', 'number'])
+    .execute();
+
+  // Per-installation pacing (SPEC 4): the next free dispatch slot of each consumer account.
+  await db.schema
+    .createTable('pacing_slots')
+    .addColumn('account_id', bigint, (c) => c.primaryKey())
+    .addColumn('next_slot_at', bigint, (c) => c.notNull())
     .execute();
 
   await db.schema

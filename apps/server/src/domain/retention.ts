@@ -1,0 +1,19 @@
+/**
+ * Retention (SPEC 5): delivery records 396 days (13 months), archived payloads 90 days, messages of
+ * runs whose completion event never arrived 24 hours. A row expires once it is strictly older than
+ * its retention: a record dispatched exactly 396 days ago is still kept.
+ */
+const DAY_MS = 24 * 3_600_000;
+
+export const RETENTION_MS = {
+  deliveries: 396 * DAY_MS,
+  archives: 90 * DAY_MS,
+  orphanedMessages: DAY_MS,
+  /** Delivery GUIDs are remembered long enough to absorb GitHub's redeliveries. */
+  webhookDeliveries: 30 * DAY_MS,
+} as const;
+
+/** Rows created strictly before this time have expired. */
+export function expiryCutoff(now: number, retentionMs: number): number {
+  return now - retentionMs;
+}

@@ -1,0 +1,180 @@
+import Type from 'typebox';
+import {
+  DIAGNOSTICS_WINDOW_MS,
+  emptyCategories,
+  RECENT_FAILURES,
+  recommend,
+} from '../../domain/diagnostics.js';
+import { ERROR_CATEGORIES, type ErrorCategory } from '../../domain/error-category.js';
+import { connectionHealth } from '../../domain/health.js';
+import {
+  connectionStats,
+  consumerFailures,
+  emptyStats,
+  failedAttempts,
+} from '../../store/connection-stats.js';
+import type { SubscriptionRow } from '../../store/schema.js';
+import { getService } from '../../store/services.js';
+import { getSubscription, listSubscriptions } from '../../store/subscriptions.js';
+import type { App, AppContext } from '../app.js';
+import { type Caller, isMemberOf, requireCaller } from '../authenticate.js';
+import { HttpError } from '../problem.js';
+import { iso } from '../views.js';
+import { accountLogins, repositoryNames } from './lookups.js';
+
+const security = [{ apiToken: [] }];
+
+/** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
+export function registerConnectionRoutes(api: App, context: AppContext): void {
+  const db = context.store.db;
+
+  async function visibleConnection(
+    caller: Caller,
+    id: string,
+  ): Promise<SubscriptionRow & { provider_account_id: number }> {
+    const subscription = await getSubscription(db, id);
+    const service = subscription ? await getService(db, subscription.service_id) : undefined;
+    if (
+      !subscription ||
+      !service ||
+      !(
+        isMemberOf(caller, Number(service.account_id)) ||
+        isMemberOf(caller, Number(subscription.consumer_account_id))
+      )
+    ) {
+      throw new HttpError(404, 'connection_not_found', `no connection ${id} that you are a party to`);
+    }
+    return { ...subscription, provider_account_id: Number(service.account_id) };
+  }
+
+  api.get(
+    '/api/v1/connections',
+    {
+      schema: {
+        summary: 'My Connections: health, success rate, last event and quick statistics',
+        tags: ['connections'],
+        security,
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const now = context.clock.now();
+      const subscriptions = await listSubscriptions(
+        db,
+        caller.accounts.map((a) => Number(a.account_id)),
+      );
+      const stats = await connectionStats(
+        db,
+        subscriptions.map((s) => s.subscription_id),
+        now,
+      );
+      const logins = await accountLogins(
+        db,
+        subscriptions.flatMap((s) => [Number(s.provider_account_id), Number(s.consumer_account_id)]),
+      );
+      const services = new Map(
+        await Promise.all(
+          subscriptions.map(async (s) => [s.service_id, (await getService(db, s.service_id))!] as const),
+        ),
+      );
+      const repositories = await repositoryNames(db, [
+        ...subscriptions.map((s) => Number(s.consumer_repository_id)),
+        ...[...services.values()].map((s) => Number(s.repository_id)),
+      ]);
+      return {
+        connections: subscriptions.map((subscription) => {
+          const service = services.get(subscription.service_id)!;
+          const s = stats.get(subscription.subscription_id) ?? emptyStats();
+          const health = connectionHealth({
+            total: s.total24h,
+            succeeded: s.succeeded24h,
+            lastEventAt: s.lastEventAt,
+            now,
+          });
+          return {
+            id: subscription.subscription_id,
+            status: subscription.status,
+            durable: Boolean(subscription.durable),
+            service: { id: service.service_id, slug: service.slug },
+            provider: {
+              account: logins.get(Number(service.account_id)) ?? null,
+              repository: repositories.get(Number(service.repository_id)) ?? null,
+            },
+            consumer: {
+              account: logins.get(Number(subscription.consumer_account_id)) ?? null,
+              repository: repositories.get(Number(subscription.consumer_repository_id)) ?? null,
+            },
+            health: health.health,
+            successRate: health.successRate,
+            lastEventAt: iso(s.lastEventAt),
+            stats: {
+              last24h: { total: s.total24h, succeeded: s.succeeded24h, failed: s.failed24h },
+              last7d: { total: s.total7d },
+              pending: s.pending,
+            },
+          };
+        }),
+      };
+    },
+  );
+
+  api.get(
+    '/api/connections/:id/diagnostics',
+    {
+      schema: {
+        summary: 'Why deliveries of a connection failed (30 days) and what to do about it',
+        tags: ['connections'],
+        security,
+        params: Type.Object({ id: Type.String() }),
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const connection = await visibleConnection(caller, request.params.id);
+      const now = context.clock.now();
+      const since = now - DIAGNOSTICS_WINDOW_MS;
+      const s =
+        (await connectionStats(db, [connection.subscription_id], now)).get(connection.subscription_id) ??
+        emptyStats();
+      const health = connectionHealth({
+        total: s.total24h,
+        succeeded: s.succeeded24h,
+        lastEventAt: s.lastEventAt,
+        now,
+      });
+      const failures = await failedAttempts(db, connection.subscription_id, since, RECENT_FAILURES);
+      const categories = emptyCategories();
+      for (const [category, n] of failures.counts) {
+        const known = (ERROR_CATEGORIES as readonly string[]).includes(category)
+          ? (category as ErrorCategory)
+          : 'other';
+        categories[known] += n;
+      }
+      const logins = await accountLogins(db, [Number(connection.consumer_account_id)]);
+      const names = await repositoryNames(db, [Number(connection.consumer_repository_id)]);
+      return {
+        connectionId: connection.subscription_id,
+        health: health.health,
+        successRate: health.successRate,
+        window: { from: iso(since), to: iso(now), days: 30 },
+        categories,
+        consumerFailures: await consumerFailures(db, connection.subscription_id, since),
+        recentFailures: failures.recent.map((f) => ({
+          deliveryId: f.delivery_id,
+          attempt: f.number,
+          at: iso(f.started_at),
+          category: f.error_category,
+          status: f.status_code,
+          message: f.error_message,
+        })),
+        recommendations: recommend({
+          consumerAccount: logins.get(Number(connection.consumer_account_id)) ?? 'the consumer account',
+          consumerRepository:
+            names.get(Number(connection.consumer_repository_id)) ?? 'the consumer repository',
+          counts: categories,
+          durable: Boolean(connection.durable),
+        }),
+      };
+    },
+  );
+}

@@ -1,0 +1,68 @@
+import { applyConsumerReport } from '../delivery/consumer-transitions.js';
+import { getRepository } from '../store/accounts.js';
+import { getDelivery } from '../store/deliveries.js';
+import type { RepositoryHookRow } from '../store/schema.js';
+import { countUsage } from '../store/usage.js';
+import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
+import type { WebhookIngestOptions, WebhookOutcome } from './github-webhook.js';
+
+/**
+ * Completion tracking (SPEC 6.3): `workflow_run` events of a consumer repository, through the hook
+ * the COMPLETION switch placed. A run started by `repository_dispatch` whose `display_title` names a
+ * delivery (the recommended `run-name: "zekt ${{ github.event.client_payload.zekt.deliveryId }}"`)
+ * confirms that delivery when it starts and completes it when it ends.
+ */
+const DELIVERY_IN_TITLE = /\b(delivery-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/;
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export async function trackConsumerRun(
+  options: WebhookIngestOptions,
+  delivery: { guid: string; event: string; hookId: number | null },
+  hook: RepositoryHookRow,
+  payload: Json,
+): Promise<WebhookOutcome> {
+  const run = payload.workflow_run;
+  if (!isObject(run)) return { outcome: 'malformed', detail: 'workflow_run is missing' };
+  if (run.event !== 'repository_dispatch') {
+    return { outcome: 'ignored', detail: `runs triggered by ${String(run.event)} are not Zekt deliveries` };
+  }
+  const action = payload.action;
+  if (action !== 'in_progress' && action !== 'completed') {
+    return { outcome: 'ignored', detail: `workflow_run.${String(action)} does not change a delivery` };
+  }
+  const title = typeof run.display_title === 'string' ? run.display_title : '';
+  const deliveryId = DELIVERY_IN_TITLE.exec(title)?.[1];
+  if (!deliveryId) {
+    return {
+      outcome: 'ignored',
+      detail:
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template.
+        'the run name carries no delivery id: set run-name: "zekt ${{ github.event.client_payload.zekt.deliveryId }}"',
+    };
+  }
+  const repositoryId = Number(hook.repository_id);
+  const target = await getDelivery(options.store.db, deliveryId);
+  if (!target || Number(target.consumer_repository_id) !== repositoryId) {
+    return { outcome: 'ignored', detail: `${deliveryId} is not a delivery to this repository` };
+  }
+  const now = options.clock.now();
+  const fresh = await options.store.transaction(async (trx) => {
+    if (!(await recordWebhookDelivery(trx, delivery, now))) return false;
+    const repository = await getRepository(trx, repositoryId);
+    if (repository) await countUsage(trx, Number(repository.account_id), 'webhook_deliveries_received', now);
+    return true;
+  });
+  if (!fresh) return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+  const report =
+    action === 'in_progress'
+      ? ({ kind: 'confirm' } as const)
+      : ({ kind: 'complete', success: run.conclusion === 'success' } as const);
+  const result = await applyConsumerReport(options, deliveryId, report, null);
+  if (result.outcome === 'changed') {
+    return { outcome: 'applied', detail: `${deliveryId} is ${result.delivery.status}` };
+  }
+  return { outcome: 'ignored', detail: `${deliveryId} is already final` };
+}

@@ -1,0 +1,186 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createManualClock } from '../domain/clock.js';
+import { RETENTION_MS } from '../domain/retention.js';
+import type { RunSummary } from '../domain/run-summary.js';
+import { insertArchive } from '../store/archives.js';
+import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
+import { finishRouting, insertEvent } from '../store/events.js';
+import { upsertMessage } from '../store/messages.js';
+import type { Store } from '../store/store.js';
+import { getUsage } from '../store/usage.js';
+import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
+import { openTempStore } from '../test-support/temp-store.js';
+import { createRetentionSweeper } from './retention-sweeper.js';
+
+const DAY = 24 * 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+
+const summary: RunSummary = {
+  repository: 'acme/api',
+  workflow: 'Deploy',
+  workflowPath: '.github/workflows/deploy.yml',
+  runId: '1',
+  runAttempt: 1,
+  runNumber: 1,
+  conclusion: 'success',
+  headBranch: 'main',
+  headSha: 'a'.repeat(40),
+  actor: 'alice',
+  htmlUrl: 'https://github.com/acme/api/actions/runs/1',
+  completedAt: '2026-01-01T00:00:00Z',
+};
+
+describe('retention sweeper', () => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  beforeEach(async () => {
+    ({ store, dispose } = await openTempStore());
+  });
+  afterEach(async () => dispose());
+
+  async function seedRun(runId: number, at: number) {
+    const eventId = (await insertEvent(
+      store.db,
+      {
+        repositoryId: 10,
+        runId,
+        runAttempt: 1,
+        accountId: 1,
+        summary: { ...summary, runId: String(runId) },
+        routeAfter: at,
+      },
+      at,
+    ))!;
+    await finishRouting(store.db, eventId, { status: 'routed', messageId: null, deliveriesCreated: 1 }, at);
+    await insertArchive(
+      store.db,
+      { eventId, summary, payloadJson: '{"v":1}', payloadBytes: 7, expiresAt: at + RETENTION_MS.archives },
+      at,
+    );
+    const deliveryId = `delivery-00000000-0000-7000-8000-${String(runId).padStart(12, '0')}`;
+    await insertDeliveries(store.db, [
+      newDeliveryRow(
+        {
+          deliveryId,
+          eventId,
+          subscriptionId: 'sub_1',
+          serviceId: 'svc_1',
+          providerAccountId: 1,
+          providerRepositoryId: 10,
+          consumerAccountId: 2,
+          consumerRepositoryId: 20,
+          correlationId: String(runId),
+          runAttempt: 1,
+          eventType: 'deployed',
+          durable: true,
+        },
+        at,
+      ),
+    ]);
+    await store.db
+      .updateTable('deliveries')
+      .set({ lease_owner: 'w' })
+      .where('delivery_id', '=', deliveryId)
+      .execute();
+    await recordAttempt(store.db, {
+      deliveryId,
+      owner: 'w',
+      attempt: {
+        number: 1,
+        startedAt: at,
+        durationMs: 5,
+        outcome: 'accepted',
+        statusCode: 204,
+        errorCategory: null,
+        errorMessage: null,
+        responseHeaders: null,
+      },
+      update: { dispatch_state: 'accepted' },
+    });
+    return { eventId, deliveryId };
+  }
+
+  const count = async (
+    table: 'deliveries' | 'delivery_attempts' | 'archives' | 'messages' | 'events' | 'webhook_deliveries',
+  ) =>
+    Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('keeps a record exactly 396 days old and removes it one millisecond later, with its attempts', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }), batchSize: 2 });
+    await seedRun(1, T0);
+    await seedRun(2, T0 + 1);
+    clock.set(T0 + RETENTION_MS.deliveries);
+    expect((await sweeper.sweep()).deliveries).toBe(0);
+    expect(await count('deliveries')).toBe(2);
+    clock.set(T0 + RETENTION_MS.deliveries + 1);
+    expect((await sweeper.sweep()).deliveries).toBe(1);
+    expect(await count('deliveries')).toBe(1);
+    expect(await count('delivery_attempts')).toBe(1);
+    // The first run's event went with its last delivery; the second one's is still referenced.
+    expect(await count('events')).toBe(1);
+    clock.advance(1);
+    const report = await sweeper.sweep();
+    expect(report.deliveries).toBe(1);
+    expect(report.events).toBe(1);
+    expect(await count('events')).toBe(0);
+    expect(await count('deliveries')).toBe(0);
+    expect(await count('delivery_attempts')).toBe(0);
+  });
+
+  it('removes archives after 90 days, at the boundary', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
+    await seedRun(1, T0);
+    clock.set(T0 + RETENTION_MS.archives);
+    expect((await sweeper.sweep()).archives).toBe(0);
+    clock.advance(1);
+    expect((await sweeper.sweep()).archives).toBe(1);
+    expect(await count('archives')).toBe(0);
+    expect(await count('deliveries')).toBe(1);
+  });
+
+  it('removes messages whose run never completed after 24 h and counts them as orphaned', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }), batchSize: 2 });
+    const message = (runId: number, accountId: number) => ({
+      repositoryId: 10,
+      runId,
+      runAttempt: 1,
+      accountId,
+      workflowPath: null,
+      eventType: 'x',
+      payloadJson: '{}',
+      payloadBytes: 2,
+      sender: {},
+    });
+    for (const runId of [1, 2, 3]) await upsertMessage(store.db, message(runId, 1), T0);
+    await upsertMessage(store.db, message(4, 2), T0);
+    await upsertMessage(store.db, message(5, 1), T0 + 1);
+    clock.set(T0 + DAY);
+    expect((await sweeper.sweep()).orphanedMessages).toBe(0);
+    clock.advance(1);
+    expect((await sweeper.sweep()).orphanedMessages).toBe(4);
+    expect(await count('messages')).toBe(1);
+    expect((await getUsage(store.db, 1, '2026-01')).messages_orphaned).toBe(3);
+    expect((await getUsage(store.db, 2, '2026-01')).messages_orphaned).toBe(1);
+  });
+
+  it('forgets webhook delivery GUIDs after 30 days', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
+    await recordWebhookDelivery(store.db, { guid: 'g', event: 'ping', hookId: null }, T0);
+    clock.set(T0 + 30 * DAY);
+    expect((await sweeper.sweep()).webhookDeliveries).toBe(0);
+    clock.advance(1);
+    expect((await sweeper.sweep()).webhookDeliveries).toBe(1);
+  });
+});

@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { expiryCutoff, RETENTION_MS } from '../domain/retention.js';
+import {
+  deleteExpiredArchives,
+  deleteExpiredDeliveries,
+  deleteExpiredEvents,
+  deleteOldWebhookDeliveries,
+  deleteOrphanedMessages,
+  deleteRoutedMessages,
+} from '../store/retention.js';
+import type { Store } from '../store/store.js';
+import { countUsage } from '../store/usage.js';
+
+/**
+ * The retention sweeper (SPEC 5): removes what has expired, a small batch per transaction, and
+ * counts orphaned messages on their account. Time comes from the injected clock, so tests move it.
+ */
+export interface SweepReport {
+  deliveries: number;
+  events: number;
+  archives: number;
+  orphanedMessages: number;
+  routedMessages: number;
+  webhookDeliveries: number;
+}
+
+export interface RetentionSweeper {
+  sweep(): Promise<SweepReport>;
+}
+
+export function createRetentionSweeper(options: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  batchSize?: number;
+}): RetentionSweeper {
+  const { store, clock } = options;
+  const batch = options.batchSize ?? 500;
+
+  /** Repeats a one-batch delete, each in its own transaction, until a batch comes back short. */
+  async function drain(deleteBatch: (trx: Store['db']) => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await store.transaction(deleteBatch);
+      total += deleted;
+      if (deleted < batch) return total;
+    }
+  }
+
+  return {
+    async sweep() {
+      const now = clock.now();
+      const report: SweepReport = {
+        deliveries: await drain((trx) =>
+          deleteExpiredDeliveries(trx, expiryCutoff(now, RETENTION_MS.deliveries), batch),
+        ),
+        events: await drain((trx) =>
+          deleteExpiredEvents(trx, expiryCutoff(now, RETENTION_MS.deliveries), batch),
+        ),
+        archives: await drain((trx) => deleteExpiredArchives(trx, now, batch)),
+        orphanedMessages: await drain(async (trx) => {
+          const perAccount = await deleteOrphanedMessages(
+            trx,
+            expiryCutoff(now, RETENTION_MS.orphanedMessages),
+            batch,
+          );
+          let deleted = 0;
+          for (const [accountId, count] of perAccount) {
+            await countUsage(trx, accountId, 'messages_orphaned', now, count);
+            deleted += count;
+          }
+          return deleted;
+        }),
+        routedMessages: await drain((trx) =>
+          deleteRoutedMessages(trx, expiryCutoff(now, RETENTION_MS.archives), batch),
+        ),
+        webhookDeliveries: await drain((trx) =>
+          deleteOldWebhookDeliveries(trx, expiryCutoff(now, RETENTION_MS.webhookDeliveries), batch),
+        ),
+      };
+      if (Object.values(report).some((n) => n > 0))
+        options.logger.info(report, 'retention sweep removed expired rows');
+      return report;
+    },
+  };
+}

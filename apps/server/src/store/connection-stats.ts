@@ -1,0 +1,122 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * The numbers behind health, My Connections and diagnostics, per connection (subscription). A
+ * delivery succeeded when the consumer confirmed or completed it, or — non-durable deliveries have
+ * no such states — when GitHub accepted its dispatch.
+ */
+export interface ConnectionStats {
+  total24h: number;
+  succeeded24h: number;
+  failed24h: number;
+  pending: number;
+  total7d: number;
+  lastEventAt: number | null;
+}
+
+export function emptyStats(): ConnectionStats {
+  return { total24h: 0, succeeded24h: 0, failed24h: 0, pending: 0, total7d: 0, lastEventAt: null };
+}
+
+export async function connectionStats(
+  db: Kysely<Database>,
+  subscriptionIds: string[],
+  now: number,
+): Promise<Map<string, ConnectionStats>> {
+  const stats = new Map<string, ConnectionStats>();
+  if (subscriptionIds.length === 0) return stats;
+  const dayAgo = now - 24 * 3_600_000;
+  const weekAgo = now - 7 * 24 * 3_600_000;
+  const succeeded = sql`(status in ('Completed', 'Confirmed') or (durable = ${false} and dispatch_state = 'accepted' and status <> 'Failed'))`;
+  const rows = await db
+    .selectFrom('deliveries')
+    .select([
+      'subscription_id',
+      sql<number>`sum(case when dispatched_at >= ${dayAgo} then 1 else 0 end)`.as('total_24h'),
+      sql<number>`sum(case when dispatched_at >= ${dayAgo} and ${succeeded} then 1 else 0 end)`.as(
+        'succeeded_24h',
+      ),
+      sql<number>`sum(case when dispatched_at >= ${dayAgo} and status = 'Failed' then 1 else 0 end)`.as(
+        'failed_24h',
+      ),
+      sql<number>`sum(case when dispatch_state = 'pending' then 1 else 0 end)`.as('pending'),
+      sql<number>`sum(case when dispatched_at >= ${weekAgo} then 1 else 0 end)`.as('total_7d'),
+      sql<number | null>`max(dispatched_at)`.as('last_event_at'),
+    ])
+    .where('subscription_id', 'in', subscriptionIds)
+    .groupBy('subscription_id')
+    .execute();
+  for (const row of rows) {
+    stats.set(row.subscription_id, {
+      total24h: Number(row.total_24h),
+      succeeded24h: Number(row.succeeded_24h),
+      failed24h: Number(row.failed_24h),
+      pending: Number(row.pending),
+      total7d: Number(row.total_7d),
+      lastEventAt: row.last_event_at === null ? null : Number(row.last_event_at),
+    });
+  }
+  return stats;
+}
+
+export interface FailedAttempt {
+  delivery_id: string;
+  number: number;
+  started_at: number;
+  status_code: number | null;
+  error_category: string | null;
+  error_message: string | null;
+}
+
+/** Failed dispatch attempts of a connection since `since`: counts per category and the newest few. */
+export async function failedAttempts(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  since: number,
+  newest: number,
+): Promise<{ counts: Map<string, number>; recent: FailedAttempt[] }> {
+  const base = db
+    .selectFrom('delivery_attempts as a')
+    .innerJoin('deliveries as d', 'd.delivery_id', 'a.delivery_id')
+    .where('d.subscription_id', '=', subscriptionId)
+    .where('a.outcome', '=', 'failed')
+    .where('a.started_at', '>=', since);
+  const counts = await base
+    .select(['a.error_category', sql<number>`count(*)`.as('n')])
+    .groupBy('a.error_category')
+    .execute();
+  const recent = await base
+    .select([
+      'a.delivery_id',
+      'a.number',
+      'a.started_at',
+      'a.status_code',
+      'a.error_category',
+      'a.error_message',
+    ])
+    .orderBy('a.started_at', 'desc')
+    .orderBy('a.attempt_id', 'desc')
+    .limit(newest)
+    .execute();
+  return {
+    counts: new Map(counts.map((row) => [row.error_category ?? 'other', Number(row.n)])),
+    recent: recent.map((row) => ({ ...row, started_at: Number(row.started_at) })),
+  };
+}
+
+/** Deliveries of a connection the consumer's workflow reported as failed, since `since`. */
+export async function consumerFailures(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  since: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('deliveries')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('consumer_conclusion', '=', 'failure')
+    .where('dispatched_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import type { DeliveryStatus } from '../domain/delivery-state.js';
+import type { Database, DeliveryRow } from './schema.js';
+
+/**
+ * Delivery records as the API shows them (SPEC 5): the delivery row with the names of both sides and
+ * the workflow of the run, in one query.
+ */
+export interface DeliveryRecordRow extends DeliveryRow {
+  provider_login: string | null;
+  provider_repository: string | null;
+  consumer_login: string | null;
+  consumer_repository: string | null;
+  workflow_path: string | null;
+}
+
+function selectRecords(db: Kysely<Database>) {
+  return db
+    .selectFrom('deliveries as d')
+    .leftJoin('events as e', 'e.event_id', 'd.event_id')
+    .leftJoin('accounts as pa', 'pa.account_id', 'd.provider_account_id')
+    .leftJoin('repositories as pr', 'pr.repository_id', 'd.provider_repository_id')
+    .leftJoin('accounts as ca', 'ca.account_id', 'd.consumer_account_id')
+    .leftJoin('repositories as cr', 'cr.repository_id', 'd.consumer_repository_id')
+    .selectAll('d')
+    .select([
+      'pa.login as provider_login',
+      'pr.full_name as provider_repository',
+      'ca.login as consumer_login',
+      'cr.full_name as consumer_repository',
+      'e.workflow_path as workflow_path',
+    ]);
+}
+
+export async function getDeliveryRecord(
+  db: Kysely<Database>,
+  deliveryId: string,
+): Promise<DeliveryRecordRow | undefined> {
+  return (await selectRecords(db).where('d.delivery_id', '=', deliveryId).executeTakeFirst()) as
+    | DeliveryRecordRow
+    | undefined;
+}
+
+export interface DeliveryFilter {
+  /** Deliveries where one of these accounts is the provider or the consumer. */
+  accountIds: number[];
+  subscriptionId?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  /** Dispatched at or after (epoch ms). */
+  since?: number | undefined;
+  /** Delivery ids sort by creation time (UUIDv7): the page continues below this id. */
+  before?: string | undefined;
+  limit: number;
+}
+
+/** Newest first. */
+export async function listDeliveryRecords(
+  db: Kysely<Database>,
+  filter: DeliveryFilter,
+): Promise<DeliveryRecordRow[]> {
+  if (filter.accountIds.length === 0) return [];
+  let query = selectRecords(db).where((eb) =>
+    eb.or([
+      eb('d.provider_account_id', 'in', filter.accountIds),
+      eb('d.consumer_account_id', 'in', filter.accountIds),
+    ]),
+  );
+  if (filter.subscriptionId) query = query.where('d.subscription_id', '=', filter.subscriptionId);
+  if (filter.status) query = query.where('d.status', '=', filter.status);
+  if (filter.since !== undefined) query = query.where('d.dispatched_at', '>=', filter.since);
+  if (filter.before) query = query.where('d.delivery_id', '<', filter.before);
+  return (await query.orderBy('d.delivery_id', 'desc').limit(filter.limit).execute()) as DeliveryRecordRow[];
+}
