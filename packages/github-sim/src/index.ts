@@ -6,8 +6,15 @@ export type { AppOptions } from './app-identity.js';
 export type { Clock } from './clock.js';
 export { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from './simulator.js';
 export type {
+  ConsumerCall,
+  ConsumerRunRecord,
+  ConsumerWorkflowInput,
+  ConsumerWorkflowZekt,
   CreateInstallationInput,
   DispatchRecord,
+  Fault,
+  FaultRule,
+  FaultRuleStatus,
   Installation,
   InstallationChange,
   InstallationPermissions,

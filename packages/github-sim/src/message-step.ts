@@ -1,7 +1,7 @@
 import { httpRequest } from './http-client.js';
 import type { MessageInput, MessageResult } from './types.js';
 
-const MESSAGE_TIMEOUT_MS = 30_000;
+export const MESSAGE_TIMEOUT_MS = 30_000;
 
 export interface MessageStepInput {
   /** The step's environment: `ACTIONS_ID_TOKEN_REQUEST_URL` / `_TOKEN` and `GITHUB_*`. */
@@ -12,7 +12,8 @@ export interface MessageStepInput {
   timestamp: string;
 }
 
-function parseBody(text: string): unknown {
+/** A response body: parsed when it is JSON, else the text. */
+export function parseBody(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -21,37 +22,48 @@ function parseBody(text: string): unknown {
 }
 
 /**
- * Does what the zekt message action does inside a run, over real HTTP: gets an OIDC token from the
- * Actions runtime endpoint the way `@actions/core`'s `getIDToken(audience)` does
- * (`GET <ACTIONS_ID_TOKEN_REQUEST_URL>&audience=…` with the request token, reading `{ value }`), then
- * posts the message to `<zektUrl>/api/events/receive`.
+ * Gets an OIDC token for a step the way `@actions/core`'s `getIDToken(audience)` does:
+ * `GET <ACTIONS_ID_TOKEN_REQUEST_URL>&audience=…` with the request token, reading `{ value }`.
+ * Resolves with the token or with the error `@actions/core` would report.
  */
-export async function runMessageStep(input: MessageStepInput): Promise<MessageResult> {
-  const { env, message } = input;
-  let token: string;
+export async function requestIdToken(
+  env: Record<string, string>,
+  audience: string,
+  signal?: AbortSignal,
+): Promise<{ token: string } | { error: string }> {
   try {
     const tokenResponse = await httpRequest({
       method: 'GET',
-      url: `${env.ACTIONS_ID_TOKEN_REQUEST_URL}&audience=${encodeURIComponent(input.audience)}`,
+      url: `${env.ACTIONS_ID_TOKEN_REQUEST_URL}&audience=${encodeURIComponent(audience)}`,
       headers: {
         Accept: 'application/json',
         Authorization: `Bearer ${env.ACTIONS_ID_TOKEN_REQUEST_TOKEN}`,
         'User-Agent': 'actions/oidc-client',
       },
       timeoutMs: MESSAGE_TIMEOUT_MS,
+      ...(signal === undefined ? {} : { signal }),
     });
     const value = (parseBody(tokenResponse.body) as { value?: unknown } | null)?.value;
     if (tokenResponse.status !== 200 || typeof value !== 'string') {
       return {
-        status: 0,
-        body: null,
         error: `Failed to get ID Token. Error Code : ${tokenResponse.status} Error Message: ${tokenResponse.body}`,
       };
     }
-    token = value;
+    return { token: value };
   } catch (error) {
-    return { status: 0, body: null, error: `Failed to get ID Token: ${(error as Error).message}` };
+    return { error: `Failed to get ID Token: ${(error as Error).message}` };
   }
+}
+
+/**
+ * Does what the zekt message action does inside a run, over real HTTP: gets an OIDC token from the
+ * Actions runtime endpoint (`requestIdToken`), then posts the message to `<zektUrl>/api/events/receive`.
+ */
+export async function runMessageStep(input: MessageStepInput): Promise<MessageResult> {
+  const { env, message } = input;
+  const idToken = await requestIdToken(env, input.audience);
+  if ('error' in idToken) return { status: 0, body: null, error: idToken.error };
+  const token = idToken.token;
 
   const repository = env.GITHUB_REPOSITORY ?? '';
   const body = {

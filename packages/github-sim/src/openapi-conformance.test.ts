@@ -59,7 +59,9 @@ const basicErrorSchema =
  * against Basic Error. Why each is here:
  * - 401: every authenticated endpoint answers 401 to a bad/expired JWT or token, but most
  *   operations (e.g. `GET /app`, `GET /repos/{owner}/{repo}`) do not list it.
- * - 403 on dispatches: `Resource not accessible by integration` without `contents: write`.
+ * - 403 on dispatches: `Resource not accessible by integration` without `contents: write`, and
+ *   rate limits (primary and secondary); 429 and 503 on dispatches: rate limits and outages, which
+ *   the simulator serves as injected faults.
  * - 404 on `GET /app` (`Integration not found`, wrong App id) and on `GET …/actions/runs/{run_id}`
  *   (unknown run): the description lists only 200.
  */
@@ -74,7 +76,7 @@ const UNDECLARED_BUT_REAL: Record<string, string[]> = {
   'PATCH /repos/{owner}/{repo}/hooks/{hook_id}': ['401'],
   'DELETE /repos/{owner}/{repo}/hooks/{hook_id}': ['401'],
   'POST /repos/{owner}/{repo}/hooks/{hook_id}/pings': ['401'],
-  'POST /repos/{owner}/{repo}/dispatches': ['401', '403'],
+  'POST /repos/{owner}/{repo}/dispatches': ['401', '403', '429', '503'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['401', '404'],
 };
 
@@ -345,6 +347,32 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       }),
     );
 
+    // Synthesised failures (injected faults) are GitHub's basic error too.
+    sim.injectFaults({
+      method: 'POST',
+      path: '/repos/*/*/dispatches',
+      faults: [
+        { kind: 'rate_limit' },
+        { kind: 'rate_limit', status: 429 },
+        { kind: 'secondary_rate_limit' },
+        { kind: 'secondary_rate_limit', status: 429 },
+        { kind: 'retry_after', retryAfterSeconds: 5 },
+        { kind: 'retry_after', status: 429, retryAfterSeconds: 5 },
+        { kind: 'status', status: 503 },
+      ],
+    });
+    const faulted: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const response = await api(sim, 'POST', '/repos/acme/consumer/dispatches', {
+        authorization: token,
+        body: { event_type: 'go' },
+      });
+      faulted.push(response.status);
+      expectConforms(dispatches, response);
+    }
+    expect(faulted).toEqual([403, 429, 403, 429, 503, 429, 503]);
+    expect(sim.faults()[0]?.remaining).toBe(0);
+
     const { run } = await sim.runWorkflow({
       repository: 'acme/provider',
       workflow: 'deploy.yml',
@@ -414,6 +442,33 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       workflow: 'ci.yml',
       send: { requested: true, inProgress: true },
     });
+    // A consumer workflow's run: its webhooks, and its `github.event` (a repository_dispatch payload).
+    sim.defineConsumerWorkflow({ repository: 'hooked/svc', workflow: 'on-dispatch.yml' });
+    await api(sim, 'POST', '/repos/hooked/svc/dispatches', {
+      authorization: `token ${token}`,
+      body: { event_type: 'zekt', client_payload: { zekt: { deliveryId: 'delivery-x' } } },
+    });
+    const consumerRun = await waitUntil(
+      () => sim.consumerRuns({ repository: 'hooked/svc' }).find((entry) => entry.status === 'completed'),
+      'the consumer run',
+    );
+    // To the repository hook and, since the App subscribes to workflow_run, to the App hook.
+    expect(consumerRun.webhooks.map((delivery) => `${delivery.hookType}.${delivery.action}`)).toEqual([
+      'repository.requested',
+      'app.requested',
+      'repository.in_progress',
+      'app.in_progress',
+      'repository.completed',
+      'app.completed',
+    ]);
+    const dispatchSchema =
+      spec['x-webhooks']['repository-dispatch-sample.collected']?.post.requestBody.content['application/json']
+        .schema ?? {};
+    const validateDispatchEvent = validatorFor('webhook repository-dispatch', dispatchSchema);
+    expect(
+      validateDispatchEvent(consumerRun.event),
+      `repository_dispatch: ${ajv.errorsText(validateDispatchEvent.errors)}`,
+    ).toBe(true);
     await sim.addRepositories(installation.id, ['more']);
     await sim.removeRepositories(installation.id, ['hooked/more']);
     await sim.deleteInstallation(installation.id);

@@ -1,5 +1,7 @@
 import type { AppIdentity } from './app-identity.js';
 import type { Clock } from './clock.js';
+import type { ConsumerWorkflows } from './consumer-workflows.js';
+import type { FaultInjector } from './faults.js';
 import type { IdSequences } from './ids.js';
 import { OIDC_ISSUER_PATH, type OidcIssuer } from './oidc-issuer.js';
 import type { AccountRecord, SimState } from './sim-state.js';
@@ -22,6 +24,12 @@ export interface SimContext {
   allowPrivateHookUrls: boolean;
   oidc: OidcIssuer;
   webhooks: WebhookSender;
+  /** Fault rules applied to REST requests (`injectFaults`). */
+  faults: FaultInjector;
+  /** Consumer workflows and their runs (`defineConsumerWorkflow`). */
+  consumerWorkflows: ConsumerWorkflows;
+  /** Aborted when the simulator closes: pending waits and outgoing calls stop. */
+  shutdown: AbortSignal;
 }
 
 /** The permissions of the App, and of its installations unless an installation says otherwise. */

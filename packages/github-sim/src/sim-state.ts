@@ -93,6 +93,8 @@ export interface RunRecord {
   conclusion: WorkflowConclusion | null;
   actor: AccountRecord;
   triggeringActor: AccountRecord;
+  /** Who wrote the head commit, when not the actor (a dispatch's actor is the App's bot). */
+  headCommitAuthor?: AccountRecord;
   headBranch: string;
   headSha: string;
   treeSha: string;

@@ -1,6 +1,8 @@
 import Fastify from 'fastify';
 import { type AppOptions, createAppIdentity, toSimulatedApp } from './app-identity.js';
 import { type Clock, systemClock } from './clock.js';
+import { ConsumerWorkflows } from './consumer-workflows.js';
+import { FaultInjector } from './faults.js';
 import { apiPlugin } from './http/api-plugin.js';
 import { controlPlugin } from './http/control-routes.js';
 import { oidcPlugin } from './http/oidc-routes.js';
@@ -11,6 +13,7 @@ import {
   deleteInstallation,
   removeRepositories,
 } from './installations.js';
+import { Listener } from './listener.js';
 import { OIDC_ISSUER_PATH, OidcIssuer } from './oidc-issuer.js';
 import { mintOidcToken } from './oidc-tokens.js';
 import { sendRepositoryWebhook } from './repository-webhooks.js';
@@ -19,8 +22,12 @@ import { SimInputError } from './sim-input-error.js';
 import { SimState } from './sim-state.js';
 import { createSimUrls } from './sim-urls.js';
 import type {
+  ConsumerRunRecord,
+  ConsumerWorkflowInput,
   CreateInstallationInput,
   DispatchRecord,
+  FaultRule,
+  FaultRuleStatus,
   InstallationChange,
   JournalEntry,
   MintOidcTokenInput,
@@ -82,8 +89,34 @@ export interface GitHubSimulator {
   clearJournal(): void;
   webhookDeliveries(): WebhookDeliveryRecord[];
   redeliver(guid: string): Promise<WebhookDeliveryRecord>;
+  /**
+   * Adds a fault rule for REST requests (see `FaultRule`); rules apply in the order they were added.
+   * @example sim.injectFaults({ path: '/repos/acme/app/dispatches', faults: [{ kind: 'status', status: 503 }] })
+   */
+  injectFaults(rule: FaultRule): { id: string };
+  /** Removes one fault rule, or all of them. */
+  clearFaults(id?: string): void;
+  /** The fault rules, with how many faults each has left. */
+  faults(): FaultRuleStatus[];
+  /**
+   * Stops accepting connections on the port (clients get "connection refused"); requests in flight
+   * finish. With `forMs`, resumes by itself after that long.
+   */
+  suspend(options?: { forMs?: number }): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  resume(): Promise<void>;
+  /** Declares a consumer repository's workflow that `repository_dispatch` starts. */
+  defineConsumerWorkflow(input: ConsumerWorkflowInput): { id: string };
+  /** Later dispatches no longer start it; started runs carry on. */
+  removeConsumerWorkflow(id: string): void;
+  /** Runs of consumer workflows, in the order they were created (one per started run). */
+  consumerRuns(filter?: { repository?: string }): ConsumerRunRecord[];
+  /** Stops everything: pending consumer runs and webhook deliveries are aborted, then the server closes. */
   close(): Promise<void>;
 }
+
+/** Longest self-resuming suspension (`suspend({ forMs })`, `POST /_sim/suspend`). */
+const MAX_SUSPEND_MS = 60 * 60 * 1000;
 
 function urlHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
@@ -121,6 +154,10 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   const app = createAppIdentity(appOptions, ids.hook(), clock.now());
   const oidc = await OidcIssuer.create(options.oidcTokenLifetimeSeconds);
   const urls = createSimUrls('');
+  const shutdown = new AbortController();
+  const listener = new Listener();
+  let resumeTimer: NodeJS.Timeout | undefined;
+  const consumerWorkflows = new ConsumerWorkflows();
   // Deliveries are recorded through the context (declared next; the callback runs later).
   const webhooks = new WebhookSender({ clock, record: (delivery) => recordDelivery(ctx, delivery) });
   const ctx: SimContext = {
@@ -134,6 +171,9 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     allowPrivateHookUrls: options.allowPrivateHookUrls ?? false,
     oidc,
     webhooks,
+    faults: new FaultInjector(),
+    consumerWorkflows,
+    shutdown: shutdown.signal,
   };
 
   const sim: GitHubSimulator = {
@@ -184,13 +224,51 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
       }
       return webhooks.redeliver(guid, repositoryHookTarget(hook, repo));
     },
+    injectFaults: (rule) => ctx.faults.inject(rule),
+    clearFaults: (id) => ctx.faults.clear(id),
+    faults: () => ctx.faults.list(),
+    async suspend(options = {}) {
+      const { forMs } = options;
+      if (
+        forMs !== undefined &&
+        (typeof forMs !== 'number' || !Number.isInteger(forMs) || forMs < 1 || forMs > MAX_SUSPEND_MS)
+      ) {
+        throw new SimInputError(
+          `forMs must be an integer number of milliseconds from 1 to ${MAX_SUSPEND_MS}`,
+        );
+      }
+      clearTimeout(resumeTimer);
+      resumeTimer = undefined;
+      listener.suspend();
+      if (forMs !== undefined) {
+        resumeTimer = setTimeout(() => {
+          resumeTimer = undefined;
+          // Nobody awaits this; if the port was taken meanwhile the simulator stays suspended.
+          listener.resume().catch(() => undefined);
+        }, forMs);
+      }
+    },
+    async resume() {
+      clearTimeout(resumeTimer);
+      resumeTimer = undefined;
+      await listener.resume();
+    },
+    defineConsumerWorkflow: (input) => consumerWorkflows.define(ctx, input),
+    removeConsumerWorkflow: (id) => consumerWorkflows.remove(id),
+    consumerRuns: (filter) => consumerWorkflows.runs(filter),
     async close() {
+      clearTimeout(resumeTimer);
+      resumeTimer = undefined;
+      // Latency faults and consumer runs stop waiting; their outgoing calls are aborted.
+      shutdown.abort();
       await webhooks.close();
+      await consumerWorkflows.close();
       await server.close();
     },
   };
 
   const server = Fastify({
+    serverFactory: listener.factory,
     logger: false,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
@@ -207,6 +285,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   const address = server.server.address();
   if (address === null || typeof address === 'string')
     throw new Error('the simulator did not get a TCP port');
+  listener.listening(host, address.port);
   Object.assign(urls, createSimUrls(`http://${urlHost(host)}:${address.port}`));
   return sim;
 }

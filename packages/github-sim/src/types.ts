@@ -190,8 +190,14 @@ export interface JournalEntry {
   responseBody: unknown;
   auth: JournalAuth;
   durationMs: number;
-  /** Set when the simulator itself failed (a bug): the internal error message. */
+  /**
+   * Set when no HTTP answer was served because an injected fault dropped the connection
+   * (`'reset'`, `'hang'`; `status` is then 0), or when the simulator itself failed (a bug): the
+   * internal error message.
+   */
   error?: string;
+  /** Set when an injected fault decided the answer: the rule and the kind of fault served. */
+  fault?: { ruleId: string; kind: Fault['kind'] };
 }
 
 export interface MessageInput {
@@ -288,4 +294,149 @@ export interface SimulatedApp {
   events: string[];
   /** The App hook's id: the `X-GitHub-Hook-ID` of App-level deliveries. */
   hookId: number;
+}
+
+/**
+ * One failure GitHub can produce, served instead of (or, for `latency`, before) the normal answer.
+ * See `FaultRule`.
+ */
+export type Fault =
+  /** Any answer. Without `body`, a 4xx/5xx gets GitHub's basic-error body for the status. */
+  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: unknown }
+  /** Primary rate limit: `x-ratelimit-remaining: 0`, `x-ratelimit-reset` = now + `resetInSeconds` (default 60), status 403 by default. */
+  | { kind: 'rate_limit'; status?: 403 | 429; resetInSeconds?: number }
+  /** Secondary rate limit: GitHub's message and `retry-after` (default 60 s), status 403 by default. */
+  | { kind: 'secondary_rate_limit'; retryAfterSeconds?: number; status?: 403 | 429 }
+  /** The status (default 503) with a `Retry-After` header. */
+  | { kind: 'retry_after'; status?: 429 | 503; retryAfterSeconds: number }
+  /** Waits, then answers normally. */
+  | { kind: 'latency'; delayMs: number }
+  /** Accepts the request and never answers (until the client gives up or the simulator closes). */
+  | { kind: 'hang' }
+  /** Destroys the socket with a TCP reset without answering: `ECONNRESET` at the client. */
+  | { kind: 'reset' };
+
+/**
+ * Which requests get faults. `path` is a REST API path without `/api/v3` in which a `*` segment
+ * matches any one segment (`/app/installations/*` matches `/app/installations/42`); literal
+ * segments match case-insensitively, like GitHub's owner and repository names. Each matching request consumes the next fault of the first rule
+ * (in injection order) that still has faults; a used-up rule stops matching unless `repeat` is
+ * true, which starts it over.
+ */
+export interface FaultRule {
+  /** HTTP method, any case; absent = every method. */
+  method?: string;
+  path: string;
+  faults: Fault[];
+  repeat?: boolean;
+}
+
+/** A rule as `faults()` lists it. */
+export interface FaultRuleStatus extends FaultRule {
+  id: string;
+  /**
+   * Faults left before the rule is used up; for a `repeat` rule, faults left in the current
+   * cycle (it never reaches 0).
+   */
+  remaining: number;
+  /** How many requests this rule has faulted so far. */
+  served: number;
+}
+
+/** What a consumer workflow's steps do with Zekt's consumer API (SPEC 6). */
+export interface ConsumerWorkflowZekt {
+  /** Zekt base URL, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** First step: `POST <url>/api/event-delivery/confirm { correlationId, deliveryId }`. */
+  confirm?: boolean;
+  /** Last step: `POST <url>/api/event-delivery/complete { correlationId, deliveryId, success }`. */
+  complete?: boolean;
+  /**
+   * `oidc` (default): an Actions OIDC token of this consumer run, fetched from the runtime endpoint
+   * like `@actions/core`'s `getIDToken()`; `delivery-token`: `client_payload.zekt.token`.
+   * Either is sent as `Authorization: Bearer <token>`.
+   */
+  auth?: 'oidc' | 'delivery-token';
+  /** OIDC audience; default `api://zekt`. */
+  audience?: string;
+  /** When `client_payload.zekt.payloadRef` is present: `GET payloadRef.url` with the same auth. */
+  fetchPayload?: boolean;
+}
+
+/** A workflow of a consumer repository that reacts to `repository_dispatch`. */
+export interface ConsumerWorkflowInput {
+  /** `owner/repo` of an installed repository. */
+  repository: string;
+  /** Workflow file name, e.g. `on-deploy.yml`. */
+  workflow: string;
+  /** Workflow name; default: the file name without extension, capitalised. */
+  name?: string;
+  /** `on.repository_dispatch.types`; absent = every event type. */
+  types?: string[];
+  /**
+   * The `run-name` template, e.g. `zekt ${{ github.event.client_payload.zekt.deliveryId }}`.
+   * Supports property paths of the `github` context (`github.event.client_payload.<path>`,
+   * `github.event.action`, `github.repository`, `github.run_id`, …); anything else evaluates to ''
+   * as on GitHub. Default display title: the workflow name.
+   */
+  runName?: string;
+  /** Default `success`. */
+  conclusion?: 'success' | 'failure' | 'cancelled';
+  /** Between `requested` and `in_progress`; default 0. */
+  startDelayMs?: number;
+  /** Between `in_progress` and `completed`; default 0. */
+  durationMs?: number;
+  /** The dispatch is accepted but no run ever starts (no run record is created). */
+  neverStart?: boolean;
+  zekt?: ConsumerWorkflowZekt;
+}
+
+/** One HTTP call a consumer run's steps made to Zekt. */
+export interface ConsumerCall {
+  step: 'confirm' | 'complete' | 'fetch-payload';
+  /** HTTP status; 0 when no response arrived (then `error` says why). */
+  status: number;
+  /** The response body, parsed as JSON when it is JSON. */
+  body: unknown;
+  error?: string;
+}
+
+/** One run of a consumer workflow, started by a `repository_dispatch`. */
+export interface ConsumerRunRecord {
+  /** The workflow run id (`GET /repos/{owner}/{repo}/actions/runs/{id}` serves it). */
+  id: number;
+  /** The `defineConsumerWorkflow` id. */
+  consumerWorkflowId: string;
+  repository: string;
+  /** Workflow file name. */
+  workflow: string;
+  runNumber: number;
+  /** The `DispatchRecord` id. */
+  dispatchId: number;
+  eventType: string;
+  displayTitle: string;
+  /**
+   * Moves on once the `workflow_run` deliveries of the new status have been made (the run itself,
+   * as the REST API and webhooks show it, changes just before): `completed` means nothing is left
+   * to do.
+   */
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: 'success' | 'failure' | 'cancelled' | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** `client_payload.zekt.deliveryId`, or null. */
+  deliveryId: string | null;
+  /** `client_payload.zekt.correlationId` as sent (string or number), or null. */
+  correlationId: string | number | null;
+  calls: ConsumerCall[];
+  /** The run's `workflow_run` deliveries, in the order they were sent. */
+  webhooks: WebhookDeliveryRecord[];
+  /** The body of the `payloadRef` fetch, when `zekt.fetchPayload` fetched one. */
+  fetchedPayload?: unknown;
+  /** The environment a step of this run sees (Actions runtime + `GITHUB_*`), as `runWorkflow` returns it. */
+  env: Record<string, string>;
+  /** The `github.event` of the run: GitHub's `repository_dispatch` event payload (for `GITHUB_EVENT_PATH`). */
+  event: Record<string, unknown>;
+  /** Set when the run stopped because the simulator failed (a bug): the error message. */
+  error?: string;
 }

@@ -69,7 +69,7 @@ function validateMessage(value: unknown): MessageInput | undefined {
   };
 }
 
-function installedRepository(ctx: SimContext, fullName: unknown): RepositoryRecord {
+export function installedRepository(ctx: SimContext, fullName: unknown): RepositoryRecord {
   const repo = typeof fullName === 'string' ? ctx.state.findRepositoryByFullName(fullName) : undefined;
   if (repo === undefined || ctx.state.installationOfRepository(repo) === undefined) {
     throw new SimInputError(
@@ -80,7 +80,7 @@ function installedRepository(ctx: SimContext, fullName: unknown): RepositoryReco
 }
 
 /** A user to act as: the given login, else the owner (or, for an organisation, who installed the App). */
-function actorFor(ctx: SimContext, repo: RepositoryRecord, login: unknown): AccountRecord {
+export function actorFor(ctx: SimContext, repo: RepositoryRecord, login: unknown): AccountRecord {
   if (login !== undefined) {
     if (typeof login !== 'string' || login === '') throw new SimInputError('actor must be a login');
     return ctx.state.getOrCreateAccount(login, 'User');
@@ -90,7 +90,7 @@ function actorFor(ctx: SimContext, repo: RepositoryRecord, login: unknown): Acco
 }
 
 /** The environment a step of this attempt sees: the Actions runtime variables and `GITHUB_*`. */
-function stepEnvironment(
+export function stepEnvironment(
   ctx: SimContext,
   run: RunRecord,
   workflow: WorkflowRecord,
@@ -130,7 +130,7 @@ function stepEnvironment(
  * to `workflow_run` (and may read actions), to the App hook with `installation` added.
  * https://docs.github.com/webhooks/webhook-events-and-payloads#workflow_run
  */
-async function sendWorkflowRun(
+export async function sendWorkflowRun(
   ctx: SimContext,
   run: RunRecord,
   workflow: WorkflowRecord,
@@ -158,6 +158,94 @@ async function sendWorkflowRun(
   return [...(await toRepositoryHooks), ...(toApp === null ? [] : [await toApp])];
 }
 
+/**
+ * Issues the attempt's `ACTIONS_ID_TOKEN_REQUEST_TOKEN` (it stays valid after the run, so a test can
+ * replay a step) and returns the step environment that carries it.
+ */
+export function issueStepEnvironment(
+  ctx: SimContext,
+  run: RunRecord,
+  workflow: WorkflowRecord,
+  repo: RepositoryRecord,
+): Record<string, string> {
+  const requestToken = randomAlphanumeric(40);
+  ctx.state.runtimeTokens.set(requestToken, { token: requestToken, runId: run.id, attempt: run.attempt });
+  return stepEnvironment(ctx, run, workflow, repo, requestToken);
+}
+
+/** The repository's workflow at `path`, created on first use; `name` renames it when given. */
+export function ensureWorkflow(
+  ctx: SimContext,
+  repo: RepositoryRecord,
+  file: string,
+  name: string | undefined,
+): WorkflowRecord {
+  const path = workflowPath(file);
+  let workflow = ctx.state.findWorkflow(repo.id, path);
+  if (workflow === undefined) {
+    const id = ctx.ids.workflow();
+    workflow = {
+      id,
+      nodeId: prefixedNodeId('W'),
+      repositoryId: repo.id,
+      path,
+      name: name ?? workflowDisplayName(file),
+      createdAt: ctx.clock.now(),
+      runCount: 0,
+    };
+    ctx.state.workflows.set(id, workflow);
+  } else if (name !== undefined) {
+    workflow.name = name;
+  }
+  return workflow;
+}
+
+/** What distinguishes a new run; everything else is generated. */
+export interface NewRunOptions {
+  displayTitle: string;
+  event: string;
+  actor: AccountRecord;
+  headCommitAuthor?: AccountRecord;
+  headBranch?: string;
+  headSha?: string;
+}
+
+/** Creates and stores a queued run (attempt 1) of the workflow, counting its run number. */
+export function createRun(
+  ctx: SimContext,
+  repo: RepositoryRecord,
+  workflow: WorkflowRecord,
+  options: NewRunOptions,
+): RunRecord {
+  const now = ctx.clock.now();
+  workflow.runCount += 1;
+  const run: RunRecord = {
+    id: ctx.ids.run(),
+    nodeId: prefixedNodeId('WFR'),
+    repositoryId: repo.id,
+    workflowId: workflow.id,
+    runNumber: workflow.runCount,
+    attempt: 1,
+    displayTitle: options.displayTitle,
+    event: options.event,
+    status: 'queued',
+    conclusion: null,
+    actor: options.actor,
+    triggeringActor: options.actor,
+    ...(options.headCommitAuthor === undefined ? {} : { headCommitAuthor: options.headCommitAuthor }),
+    headBranch: options.headBranch ?? repo.defaultBranch,
+    headSha: options.headSha ?? randomHex(20),
+    treeSha: randomHex(20),
+    checkSuiteId: ctx.ids.checkSuite(),
+    checkSuiteNodeId: prefixedNodeId('CS'),
+    createdAt: now,
+    updatedAt: now,
+    runStartedAt: now,
+  };
+  ctx.state.runs.set(run.id, run);
+  return run;
+}
+
 /** One attempt of a run, in GitHub's order: start, (message step), complete with webhooks. */
 async function executeAttempt(
   ctx: SimContext,
@@ -166,9 +254,7 @@ async function executeAttempt(
   repo: RepositoryRecord,
   options: AttemptOptions,
 ): Promise<RunWorkflowResult> {
-  const requestToken = randomAlphanumeric(40);
-  ctx.state.runtimeTokens.set(requestToken, { token: requestToken, runId: run.id, attempt: run.attempt });
-  const env = stepEnvironment(ctx, run, workflow, repo, requestToken);
+  const env = issueStepEnvironment(ctx, run, workflow, repo);
   const webhooks: WebhookDeliveryRecord[] = [];
 
   run.status = 'queued';
@@ -206,7 +292,7 @@ export async function runWorkflow(ctx: SimContext, input: RunWorkflowInput): Pro
   if (typeof input !== 'object' || input === null)
     throw new SimInputError('runWorkflow needs { repository, workflow, ... }');
   const repo = installedRepository(ctx, input.repository);
-  const path = workflowPath(input.workflow);
+  workflowPath(input.workflow); // refuses a bad file name before anything else is checked
   const conclusion = validateConclusion(input.conclusion);
   const message = validateMessage(input.message);
   if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
@@ -219,49 +305,14 @@ export async function runWorkflow(ctx: SimContext, input: RunWorkflowInput): Pro
     throw new SimInputError('headBranch must be a branch name');
   }
   const actor = actorFor(ctx, repo, input.actor);
-  const now = ctx.clock.now();
-
-  let workflow = ctx.state.findWorkflow(repo.id, path);
-  if (workflow === undefined) {
-    const id = ctx.ids.workflow();
-    workflow = {
-      id,
-      nodeId: prefixedNodeId('W'),
-      repositoryId: repo.id,
-      path,
-      name: input.name ?? workflowDisplayName(input.workflow),
-      createdAt: now,
-      runCount: 0,
-    };
-    ctx.state.workflows.set(id, workflow);
-  } else if (input.name !== undefined) {
-    workflow.name = input.name;
-  }
-  workflow.runCount += 1;
-
-  const run: RunRecord = {
-    id: ctx.ids.run(),
-    nodeId: prefixedNodeId('WFR'),
-    repositoryId: repo.id,
-    workflowId: workflow.id,
-    runNumber: workflow.runCount,
-    attempt: 1,
+  const workflow = ensureWorkflow(ctx, repo, input.workflow, input.name);
+  const run = createRun(ctx, repo, workflow, {
     displayTitle: input.displayTitle ?? workflow.name,
     event: input.event ?? 'push',
-    status: 'queued',
-    conclusion: null,
     actor,
-    triggeringActor: actor,
-    headBranch: input.headBranch ?? repo.defaultBranch,
-    headSha: input.headSha ?? randomHex(20),
-    treeSha: randomHex(20),
-    checkSuiteId: ctx.ids.checkSuite(),
-    checkSuiteNodeId: prefixedNodeId('CS'),
-    createdAt: now,
-    updatedAt: now,
-    runStartedAt: now,
-  };
-  ctx.state.runs.set(run.id, run);
+    ...(input.headBranch === undefined ? {} : { headBranch: input.headBranch }),
+    ...(input.headSha === undefined ? {} : { headSha: input.headSha }),
+  });
   return executeAttempt(ctx, run, workflow, repo, { conclusion, message, send: input.send });
 }
 

@@ -48,3 +48,17 @@ export async function setUpWorld(h: Harness, options: { eventType?: string } = {
   await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, providerToken);
   return { providerToken, consumerToken, serviceId: service.id, subscriptionId: subscription.id };
 }
+
+/** Turns the world's subscription durable: completion tracking on globex/app, then the switch. */
+export async function makeDurable(h: Harness, world: World): Promise<void> {
+  const tracking = await h.call('PUT', '/api/v1/repositories/globex/app/completion-tracking', {
+    token: world.consumerToken,
+    body: { enabled: true },
+  });
+  if (tracking.status !== 200) throw new Error(`completion tracking: ${JSON.stringify(tracking.body)}`);
+  const durable = await h.call('PATCH', `/api/v1/subscriptions/${world.subscriptionId}`, {
+    token: world.consumerToken,
+    body: { durable: true },
+  });
+  if (durable.status !== 200) throw new Error(`durable: ${JSON.stringify(durable.body)}`);
+}

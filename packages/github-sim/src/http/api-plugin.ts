@@ -3,6 +3,7 @@ import { GENERIC_DOCUMENTATION_URL, GitHubApiError } from '../github-error.js';
 import type { SimContext } from '../sim-context.js';
 import { registerAppRoutes } from './app-routes.js';
 import { registerDispatchRoutes } from './dispatch-routes.js';
+import { installFaultInjection } from './fault-injection.js';
 import { registerHookRoutes } from './hook-routes.js';
 import { RateLimits } from './rate-limit.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
@@ -18,6 +19,7 @@ export async function apiPlugin(api: FastifyInstance, options: { ctx: SimContext
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   installRequestTracking(api, ctx, new RateLimits());
+  installFaultInjection(api, ctx);
 
   api.setErrorHandler((error, request, reply) => {
     if (error instanceof GitHubApiError)

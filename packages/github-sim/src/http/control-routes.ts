@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { SimInputError } from '../sim-input-error.js';
 import type { GitHubSimulator } from '../simulator.js';
 import type {
+  ConsumerWorkflowInput,
   CreateInstallationInput,
+  FaultRule,
   MintOidcTokenInput,
   RerunWorkflowInput,
   RunWorkflowInput,
@@ -123,6 +125,48 @@ export async function controlPlugin(
     sim.clearJournal();
     return reply.code(204).send();
   });
+
+  instance.post('/faults', async (request, reply) => {
+    const rule = objectBody(request.body, 'POST /_sim/faults') as unknown as FaultRule;
+    return reply.code(201).send(sim.injectFaults(rule));
+  });
+  instance.get('/faults', async () => sim.faults());
+  instance.delete('/faults', async (_request, reply) => {
+    sim.clearFaults();
+    return reply.code(204).send();
+  });
+  instance.delete<{ Params: { id: string } }>('/faults/:id', async (request, reply) => {
+    sim.clearFaults(request.params.id);
+    return reply.code(204).send();
+  });
+
+  // Only the self-resuming form: once suspended, no request could reach a `resume` endpoint.
+  instance.post('/suspend', async (request, reply) => {
+    const { forMs } = objectBody(request.body, 'POST /_sim/suspend');
+    if (forMs === undefined) {
+      throw new SimInputError(
+        'body must be { "forMs": <milliseconds> }: the simulator resumes by itself after forMs (over HTTP nothing could resume it)',
+      );
+    }
+    await sim.suspend({ forMs: forMs as number });
+    // This answer is in flight, so it still goes out (with `Connection: close`).
+    return reply.code(202).send({ suspended: true, forMs });
+  });
+
+  instance.post('/consumer-workflows', async (request, reply) => {
+    const body = objectBody(
+      request.body,
+      'POST /_sim/consumer-workflows',
+    ) as unknown as ConsumerWorkflowInput;
+    return reply.code(201).send(sim.defineConsumerWorkflow(body));
+  });
+  instance.delete<{ Params: { id: string } }>('/consumer-workflows/:id', async (request, reply) => {
+    sim.removeConsumerWorkflow(request.params.id);
+    return reply.code(204).send();
+  });
+  instance.get<{ Querystring: { repository?: string } }>('/consumer-runs', async (request) =>
+    sim.consumerRuns(request.query.repository === undefined ? {} : { repository: request.query.repository }),
+  );
 
   instance.get('/webhook-deliveries', async () => sim.webhookDeliveries());
   instance.post<{ Params: { guid: string } }>('/webhook-deliveries/:guid/redeliver', async (request) =>

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { epochSeconds, toGitHubTimestamp } from '../clock.js';
 import { randomHex } from '../ids.js';
 import type { SimContext } from '../sim-context.js';
 import type { JournalEntry } from '../types.js';
 import type { RateLimits } from './rate-limit.js';
-import { getRequestState, setRequestState } from './request-state.js';
+import { getRequestState, type RequestState, setRequestState } from './request-state.js';
 
 /** GitHub's request id format, e.g. `C0DE:1A2B:3C4D5E:6F7A8B:65F1A2B3`. */
 function newRequestId(): string {
@@ -27,6 +27,38 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;
+}
+
+/**
+ * Writes one request to the journal. Also used for requests that got no HTTP answer (an injected
+ * `reset` or `hang`), which never reach `onSend`.
+ */
+export function journalRequest(
+  ctx: SimContext,
+  request: FastifyRequest,
+  state: RequestState,
+  status: number,
+  payload: unknown,
+): JournalEntry {
+  const url = new URL(request.url, 'http://sim.invalid');
+  const entry: JournalEntry = {
+    id: ctx.state.nextJournalId(),
+    at: toGitHubTimestamp(ctx.clock.now()),
+    method: request.method,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    requestId: state.requestId,
+    requestHeaders: flattenHeaders(request.headers),
+    requestBody: parseMaybeJson(request.body),
+    status,
+    responseBody: parseMaybeJson(payload),
+    auth: state.auth,
+    durationMs: Math.round(performance.now() - state.startedAt),
+  };
+  if (state.error !== undefined) entry.error = state.error;
+  if (state.fault !== undefined) entry.fault = state.fault;
+  ctx.state.journal.push(entry);
+  return entry;
 }
 
 /**
@@ -55,27 +87,16 @@ export function installRequestTracking(
     if (rateLimits !== null) {
       reply.header('x-github-media-type', 'github.v3; format=json');
       reply.header('x-github-api-version-selected', '2022-11-28');
-      for (const [name, value] of Object.entries(rateLimits.count(state.rateKey, epochSeconds(ctx.clock)))) {
-        reply.header(name, value);
+      const headers = rateLimits.count(state.rateKey, epochSeconds(ctx.clock));
+      if (state.rateLimitExhaustedUntil !== undefined) {
+        headers['x-ratelimit-remaining'] = '0';
+        headers['x-ratelimit-used'] = headers['x-ratelimit-limit'] ?? '0';
+        headers['x-ratelimit-reset'] = String(state.rateLimitExhaustedUntil);
       }
+      for (const [name, value] of Object.entries(headers)) reply.header(name, value);
     }
-    const url = new URL(request.url, 'http://sim.invalid');
-    const entry: JournalEntry = {
-      id: ctx.state.nextJournalId(),
-      at: toGitHubTimestamp(ctx.clock.now()),
-      method: request.method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      requestId: state.requestId,
-      requestHeaders: flattenHeaders(request.headers),
-      requestBody: parseMaybeJson(request.body),
-      status: reply.statusCode,
-      responseBody: parseMaybeJson(payload),
-      auth: state.auth,
-      durationMs: Math.round(performance.now() - state.startedAt),
-    };
-    if (state.error !== undefined) entry.error = state.error;
-    ctx.state.journal.push(entry);
+    for (const [name, value] of Object.entries(state.headerOverrides ?? {})) reply.header(name, value);
+    journalRequest(ctx, request, state, reply.statusCode, payload);
     return payload;
   });
 }

@@ -19,6 +19,7 @@ export function workflowRunPayload(
   const repoApi = `${urls.api}/repos/${fullName}`;
   const url = `${repoApi}/actions/runs/${run.id}`;
   const repository = repositoryPayload(repo, urls);
+  const author = run.headCommitAuthor ?? run.actor;
   return {
     id: run.id,
     name: workflow.name,
@@ -57,7 +58,7 @@ export function workflowRunPayload(
       tree_id: run.treeSha,
       message: `Update ${workflow.path}`,
       timestamp: toGitHubTimestamp(run.createdAt),
-      author: { name: run.actor.login, email: `${run.actor.id}+${run.actor.login}@users.noreply.github.com` },
+      author: { name: author.login, email: `${author.id}+${author.login}@users.noreply.github.com` },
       committer: { name: 'GitHub', email: 'noreply@github.com' },
     },
     repository,

@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { SimulatorCoordinates } from '../cli/simulator-environment.js';
+import { eventually } from './harness.js';
+
+/**
+ * The built `zekt` and `zekt-github-sim` as separate processes, for end-to-end tests: they talk over
+ * loopback HTTP only, like a deployment.
+ */
+const repoRoot = resolve(import.meta.dirname, '../../../..');
+export const serverCli = join(repoRoot, 'apps/server/dist/cli/main.js');
+export const simCli = join(repoRoot, 'packages/github-sim/dist/cli.js');
+
+export interface SimProcessInfo extends SimulatorCoordinates {
+  url: string;
+}
+
+export class ProcessGroup {
+  private readonly children: ChildProcess[] = [];
+
+  constructor() {
+    for (const built of [serverCli, simCli]) {
+      if (!existsSync(built))
+        throw new Error(`${built} is missing: run \`npm run build\` (npm test does) first`);
+    }
+  }
+
+  start(args: string[], env: Record<string, string> = {}): ChildProcess {
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code, signal) => {
+      if (code !== 0 && code !== null && signal === null)
+        process.stderr.write(`${args.join(' ')} exited ${code}: ${stderr}\n`);
+    });
+    return child;
+  }
+
+  /** Starts the simulator CLI on a free port and reads the coordinates it prints. */
+  async startSimulator(): Promise<SimProcessInfo> {
+    const child = this.start([simCli, 'serve', '--port', '0', '--allow-private-hook-urls']);
+    const line = await new Promise<string>((done, fail) => {
+      createInterface({ input: child.stdout! }).once('line', done);
+      child.once('exit', (code) => fail(new Error(`the simulator exited with ${code}`)));
+    });
+    return JSON.parse(line) as SimProcessInfo;
+  }
+
+  /** Starts `zekt serve` and waits until it is ready. */
+  async startZekt(url: string, env: Record<string, string>, args: string[] = []): Promise<ChildProcess> {
+    const child = this.start([serverCli, 'serve', ...args], env);
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`zekt serve exited with ${child.exitCode}`);
+      try {
+        return (await fetch(`${url}/readyz`)).ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 20_000);
+    return child;
+  }
+
+  /** Runs a `zekt` command to completion and returns its standard output. */
+  async run(args: string[], env: Record<string, string>): Promise<string> {
+    const child = this.start([serverCli, ...args], env);
+    let stdout = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    const code = await new Promise<number | null>((done) => child.on('exit', done));
+    if (code !== 0) throw new Error(`zekt ${args.join(' ')} exited ${code}`);
+    return stdout;
+  }
+
+  /** SIGKILL: no shutdown hooks, no flushing — a crash. */
+  async kill(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      this.children
+        .filter((child) => child.exitCode === null && child.signalCode === null)
+        .map(
+          (child) =>
+            new Promise((done) => {
+              child.once('exit', done);
+              child.kill('SIGTERM');
+            }),
+        ),
+    );
+  }
+}
+
+/** JSON over HTTP, for the simulator's control API and Zekt's API. */
+export async function json(method: string, url: string, body?: unknown, token?: string) {
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: callers check responses field by field.
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as any };
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentForSimulator } from '../src/cli/simulator-environment.js';
+import { eventually, freePort } from '../src/test-support/harness.js';
+import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+
+/**
+ * No acknowledged event is ever lost (SPEC 3.1, 4): Zekt is killed with SIGKILL after it answered
+ * the completion webhook and before it dispatched; after a restart on the same store, the delivery
+ * goes out. The first process runs the API role only, so "before the dispatch" is certain.
+ */
+const processes = new ProcessGroup();
+let dataDir: string;
+let sim: SimProcessInfo;
+let zektUrl: string;
+let zektEnv: Record<string, string>;
+let world: RemoteWorld;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'zekt-crash-'));
+  sim = await processes.startSimulator();
+  const port = await freePort();
+  zektUrl = `http://127.0.0.1:${port}`;
+  zektEnv = environmentForSimulator(sim, { port, dataDir, nodeEnv: 'test' }) as Record<string, string>;
+  expect(
+    (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
+  ).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await processes.stopAll();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('crash recovery', () => {
+  it('dispatches after a SIGKILL between the webhook acknowledgement and the dispatch', async () => {
+    const apiOnly = await processes.startZekt(zektUrl, zektEnv, ['--role', 'api']);
+    world = await setUpRemoteWorld({
+      processes,
+      sim,
+      zektUrl,
+      zektEnv,
+      workflow: 'deploy.yml',
+      durable: true,
+    });
+    const message = { version: '3.1.4', survived: 'SIGKILL' };
+    const run = await json('POST', `${sim.url}/_sim/repos/acme/api/runs`, {
+      workflow: 'deploy.yml',
+      message: { zektUrl, eventType: 'deployed', payload: message },
+    });
+    expect(run.status).toBe(201);
+    expect(run.body.message.status).toBe(201);
+    expect(run.body.webhooks.map((w: { status: number }) => w.status)).toEqual([202]);
+    expect((await json('GET', `${sim.url}/_sim/dispatches`)).body).toEqual([]);
+
+    await processes.kill(apiOnly);
+    expect(apiOnly.signalCode).toBe('SIGKILL');
+
+    await processes.startZekt(zektUrl, zektEnv);
+    const dispatch = await eventually(async () => {
+      // biome-ignore lint/suspicious/noExplicitAny: the recorded dispatch is checked field by field.
+      const list = (await json('GET', `${sim.url}/_sim/dispatches?repository=globex/app`)).body as Array<
+        Record<string, any>
+      >;
+      return list[0];
+    });
+    const zekt = dispatch.clientPayload.zekt;
+    expect(zekt).toMatchObject({
+      correlationId: String(run.body.run.id),
+      durable: true,
+      isReplay: false,
+      retry: 0,
+    });
+    expect(zekt.payload).toEqual(message);
+    expect((await json('GET', `${sim.url}/_sim/dispatches`)).body).toHaveLength(1);
+    const record = await eventually(async () => {
+      const response = await json(
+        'GET',
+        `${zektUrl}/api/v1/deliveries/${zekt.deliveryId}`,
+        undefined,
+        world.alice,
+      );
+      return response.body.dispatch?.state === 'accepted' ? response.body : undefined;
+    });
+    expect(record).toMatchObject({
+      deliveryStatus: 'Dispatched',
+      attempts: [expect.objectContaining({ number: 1, status: 204 })],
+    });
+  });
+});

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+
+/**
+ * Per-installation pacing (SPEC 4): each consumer installation gets its own dispatch rate, so a
+ * backlog for one tenant does not hold up another's deliveries.
+ */
+describe('per-installation pacing', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ env: { ZEKT_INSTALLATION_DISPATCH_RATE: '20' } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("spaces one installation's dispatches while another installation's go out at once", async () => {
+    await h.sim.createInstallation({
+      account: { login: 'acme' },
+      repositories: ['api'],
+      sender: { login: 'alice' },
+    });
+    const busy = ['app1', 'app2', 'app3'];
+    await h.sim.createInstallation({
+      account: { login: 'globex' },
+      repositories: busy,
+      sender: { login: 'bob' },
+    });
+    await h.sim.createInstallation({
+      account: { login: 'initech' },
+      repositories: ['tps'],
+      sender: { login: 'carol' },
+    });
+    const [alice, bob, carol] = [
+      await h.tokenFor('alice'),
+      await h.tokenFor('bob'),
+      await h.tokenFor('carol'),
+    ];
+    const ok = async (method: string, path: string, token: string, body?: unknown) => {
+      const response = await h.call(method, path, { token, body });
+      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+      return response.body;
+    };
+    await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
+    await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', alice, { whitelisted: true });
+    const service = await ok('POST', '/api/v1/services', alice, {
+      repository: 'acme/api',
+      workflow: 'deploy.yml',
+      slug: 'deploys',
+      published: true,
+    });
+    const subscribers: Array<[string, string]> = [
+      ...busy.map((r) => [bob, `globex/${r}`] as [string, string]),
+      [carol, 'initech/tps'],
+    ];
+    for (const [token, repository] of subscribers) {
+      const subscription = await ok('POST', '/api/v1/subscriptions', token, {
+        serviceId: service.id,
+        deliversTo: repository,
+      });
+      await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, alice);
+    }
+
+    await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    const order = await eventually(() => {
+      const dispatched = h.sim.dispatches().map((d) => d.repository);
+      return dispatched.length === 4 ? dispatched : undefined;
+    }, 20_000);
+    // globex's second dispatch waits a full slot (3 s); initech's first is not behind it.
+    const initech = order.indexOf('initech/tps');
+    const globex = order
+      .map((repository, index) => (repository.startsWith('globex/') ? index : -1))
+      .filter((i) => i >= 0);
+    expect(globex).toHaveLength(3);
+    expect(initech, order.join(', ')).toBeLessThan(globex[1]!);
+    // Deferring for a slot is not an attempt: every delivery was attempted exactly once.
+    const deliveries = await h.zekt.store.db
+      .selectFrom('deliveries')
+      .select(['attempt_count', 'dispatch_state'])
+      .execute();
+    expect(deliveries).toHaveLength(4);
+    expect(deliveries.every((d) => d.attempt_count === 1 && d.dispatch_state === 'accepted')).toBe(true);
+    const attempts = await h.zekt.store.db.selectFrom('delivery_attempts').select('number').execute();
+    expect(attempts.map((a) => a.number)).toEqual([1, 1, 1, 1]);
+  });
+});
