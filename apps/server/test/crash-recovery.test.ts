@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
-import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
+import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
@@ -59,12 +59,9 @@ describe('crash recovery', () => {
     await processes.kill(apiOnly);
     expect(apiOnly.signalCode).toBe('SIGKILL');
 
-    await processes.startZekt(zektUrl, zektEnv);
+    const restarted = await processes.startZekt(zektUrl, zektEnv);
     const dispatch = await eventually(async () => {
-      // biome-ignore lint/suspicious/noExplicitAny: the recorded dispatch is checked field by field.
-      const list = (await json('GET', `${sim.url}/_sim/dispatches?repository=globex/app`)).body as Array<
-        Record<string, any>
-      >;
+      const list = (await json('GET', `${sim.url}/_sim/dispatches?repository=globex/app`)).body as JsonBody[];
       return list[0];
     });
     const zekt = dispatch.clientPayload.zekt;
@@ -89,5 +86,54 @@ describe('crash recovery', () => {
       deliveryStatus: 'Dispatched',
       attempts: [expect.objectContaining({ number: 1, status: 204 })],
     });
+    await processes.kill(restarted);
+  });
+
+  it('dispatches again after a SIGKILL during the GitHub call, once the dead worker’s lease expires', async () => {
+    const shortLease = { ...zektEnv, ZEKT_DISPATCH_TIMEOUT_MS: '1000', ZEKT_LEASE_MS: '1500' };
+    const server = await processes.startZekt(zektUrl, shortLease);
+    await json('POST', `${sim.url}/_sim/faults`, {
+      method: 'POST',
+      path: '/repos/globex/app/dispatches',
+      faults: [{ kind: 'hang' }],
+    });
+    const run = await json('POST', `${sim.url}/_sim/repos/acme/api/runs`, { workflow: 'deploy.yml' });
+    expect(run.body.webhooks.map((w: { status: number }) => w.status)).toEqual([202]);
+    // The dispatch is in flight (GitHub holds the request) when the process dies.
+    await eventually(async () => {
+      const journal = (await json('GET', `${sim.url}/_sim/journal`)).body as Array<{
+        path: string;
+        error?: string;
+      }>;
+      return journal.some((e) => e.path === '/api/v3/repos/globex/app/dispatches' && e.error === 'hang')
+        ? true
+        : undefined;
+    });
+    await processes.kill(server);
+
+    await processes.startZekt(zektUrl, shortLease);
+    const correlationId = String(run.body.run.id);
+    const record = await eventually(async () => {
+      const list = await json('GET', `${zektUrl}/api/v1/deliveries`, undefined, world.alice);
+      const found = (
+        list.body.deliveries as Array<{
+          correlationId: string;
+          deliveryId: string;
+          dispatch: { state: string };
+        }>
+      ).find((d) => d.correlationId === correlationId);
+      return found?.dispatch.state === 'accepted' ? found : undefined;
+    }, 20_000);
+    const detail = (
+      await json('GET', `${zektUrl}/api/v1/deliveries/${record.deliveryId}`, undefined, world.alice)
+    ).body;
+    // The interrupted attempt left no record (its process died); the next one is number 2.
+    expect(detail.attempts.map((a: { number: number; status: number }) => [a.number, a.status])).toEqual([
+      [2, 204],
+    ]);
+    const dispatched = (await json('GET', `${sim.url}/_sim/dispatches?repository=globex/app`)).body as Array<{
+      clientPayload: { zekt: { correlationId: string } };
+    }>;
+    expect(dispatched.filter((d) => d.clientPayload.zekt.correlationId === correlationId)).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from 'zekt-github-sim';
 import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import type { JsonBody } from '../src/test-support/processes.js';
 
 /**
  * Durable dispatch against GitHub's failure modes (SPEC 4): the simulator answers the first
@@ -31,7 +32,7 @@ describe('durable dispatch retries', () => {
 
   const faultDispatches = (faults: Fault[], repeat = false) =>
     h.sim.injectFaults({ method: 'POST', path: '/repos/globex/app/dispatches', faults, repeat });
-  async function settled(): Promise<Record<string, any>> {
+  async function settled(): Promise<JsonBody> {
     await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     const row = await eventually(() =>
       h.zekt.store.db.selectFrom('deliveries').select(['delivery_id', 'dispatch_state']).executeTakeFirst(),

@@ -75,6 +75,21 @@ export async function seedDemo(input: {
     deliversTo: DEMO.consumer.repository,
   })) as { id: string };
   await asProvider('POST', `/api/v1/subscriptions/${subscription.id}/approve`);
+  // Durable delivery: completion tracking on the consumer repository, then the subscription's switch,
+  // and a consumer workflow that confirms and completes with its OIDC token, like the Zekt action does.
+  await asConsumer('PUT', `/api/v1/repositories/${DEMO.consumer.repository}/completion-tracking`, {
+    enabled: true,
+  });
+  await asConsumer('PATCH', `/api/v1/subscriptions/${subscription.id}`, { durable: true });
+  sim.defineConsumerWorkflow({
+    repository: DEMO.consumer.repository,
+    workflow: 'on-acme-deploy.yml',
+    name: 'React to acme deployments',
+    types: [DEMO.service.eventType],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as in a workflow file.
+    runName: 'zekt ${{ github.event.client_payload.zekt.deliveryId }}',
+    zekt: { url: zektUrl, confirm: true, complete: true, auth: 'oidc' },
+  });
 
   return {
     zektUrl,

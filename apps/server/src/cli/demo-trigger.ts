@@ -52,7 +52,7 @@ export async function runDemoTrigger(input: {
   const deadline = Date.now() + (input.timeoutMs ?? 15_000);
   while (Date.now() < deadline) {
     const dispatches = (await sim('GET', dispatchesPath)) as Array<{
-      clientPayload: { zekt?: { payload?: unknown } };
+      clientPayload: { zekt?: { payload?: unknown; deliveryId?: string } };
     }>;
     if (dispatches.length > before) {
       const dispatch = dispatches[dispatches.length - 1]!;
@@ -65,6 +65,8 @@ export async function runDemoTrigger(input: {
           ? 'client_payload.zekt.payload equals the message.\n'
           : 'client_payload.zekt.payload differs from the message!\n',
       );
+      const deliveryId = dispatch.clientPayload.zekt?.deliveryId;
+      if (deliveryId) await reportRecord(demo, deliveryId, deadline);
       return same ? 0 : 1;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -72,4 +74,22 @@ export async function runDemoTrigger(input: {
   throw new CliError(
     `no repository_dispatch reached ${demo.consumer.repository} within 15 s; see the zekt dev output`,
   );
+}
+
+/** Follows the durable delivery record until the consumer's workflow has finished with it. */
+async function reportRecord(demo: DemoState, deliveryId: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const response = await fetch(`${demo.zektUrl}/api/v1/deliveries/${deliveryId}`, {
+      headers: { authorization: `Bearer ${demo.tokens.provider}` },
+    });
+    const record = (await response.json()) as Record<string, unknown>;
+    if (record.isFinalized) {
+      process.stdout.write(
+        `delivery record: ${String(record.deliveryStatus)} (dispatched ${String(record.dispatchedAt)}, confirmed ${String(record.confirmedAt)}, completed ${String(record.completedAt)}); see GET /api/v1/deliveries/${deliveryId}\n`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  process.stdout.write(`delivery ${deliveryId} was not completed by the consumer workflow in time\n`);
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS 
 import { openStore } from '../store/store.js';
 import { createZekt, type Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
+import { listDeliveries, replay, showDelivery } from './deliveries.js';
 import { runDemoTrigger } from './demo-trigger.js';
 import { runDev } from './dev.js';
 import { createTokenForLogin } from './token.js';
@@ -18,6 +19,12 @@ Usage:
   zekt migrate                         apply database migrations
   zekt token create --login <user> [--account <account>] [--name <name>]
                                        create an API token (printed as the last line)
+  zekt deliveries list [--connection <id>] [--status <s>] [--since <iso>] [--limit <n>] [--cursor <c>]
+  zekt deliveries show <deliveryId>
+  zekt deliveries replay <deliveryId>
+                                       delivery status and replay over the API
+                                       (--url or ZEKT_URL, default http://localhost:3000;
+                                        --token or ZEKT_TOKEN: an API token)
   zekt <command> --help                this text
 
 Environment (zekt serve):
@@ -100,6 +107,46 @@ async function main(argv: string[]): Promise<number> {
         await store.close();
       }
       return 0;
+    }
+    case 'deliveries': {
+      const [sub, ...args] = rest;
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          url: { type: 'string' },
+          token: { type: 'string' },
+          connection: { type: 'string' },
+          status: { type: 'string' },
+          since: { type: 'string' },
+          limit: { type: 'string' },
+          cursor: { type: 'string' },
+        },
+      });
+      const token = values.token ?? env.ZEKT_TOKEN;
+      if (!token)
+        throw new CliError('an API token is needed: --token zkt_… or ZEKT_TOKEN (zekt token create)');
+      const target = {
+        url: values.url ?? env.ZEKT_URL ?? 'http://localhost:3000',
+        token,
+        write: (t: string) => process.stdout.write(t),
+      };
+      if (sub === 'list') {
+        await listDeliveries(target, {
+          connection: values.connection,
+          status: values.status,
+          since: values.since,
+          limit: values.limit,
+          cursor: values.cursor,
+        });
+        return 0;
+      }
+      const id = positionals[0];
+      if ((sub === 'show' || sub === 'replay') && id) {
+        await (sub === 'show' ? showDelivery(target, id) : replay(target, id));
+        return 0;
+      }
+      throw new CliError('usage: zekt deliveries list | show <deliveryId> | replay <deliveryId>');
     }
     default:
       throw new CliError(`unknown command ${command}; see zekt --help`);

@@ -56,6 +56,12 @@ export class ProcessGroup {
 
   /** Starts `zekt serve` and waits until it is ready. */
   async startZekt(url: string, env: Record<string, string>, args: string[] = []): Promise<ChildProcess> {
+    // Another server still answering on this URL would pass the readiness check for the new one.
+    const stale = await fetch(`${url}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    if (stale) throw new Error(`a server already answers at ${url}: stop it before starting another one`);
     const child = this.start([serverCli, 'serve', ...args], env);
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`zekt serve exited with ${child.exitCode}`);
@@ -102,6 +108,10 @@ export class ProcessGroup {
     );
   }
 }
+
+/** A JSON answer that tests read field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: tests assert on the fields they read.
+export type JsonBody = Record<string, any>;
 
 /** JSON over HTTP, for the simulator's control API and Zekt's API. */
 export async function json(method: string, url: string, body?: unknown, token?: string) {

@@ -1,0 +1,68 @@
+import { CliError } from './cli-error.js';
+
+/**
+ * `zekt deliveries list|show|replay`: the Delivery Status view and replay from a terminal, through
+ * the same HTTP API the console uses (so it works against any Zekt, local or remote).
+ */
+export interface DeliveriesCommand {
+  url: string;
+  token: string;
+  write: (text: string) => void;
+}
+
+async function call(
+  command: DeliveriesCommand,
+  method: string,
+  path: string,
+): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(command.url.replace(/\/$/, '') + path, {
+      method,
+      headers: { authorization: `Bearer ${command.token}` },
+    });
+  } catch (error) {
+    throw new CliError(
+      `cannot reach Zekt at ${command.url}: ${(error as Error).message} (set --url or ZEKT_URL)`,
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) {
+    throw new CliError(
+      `${method} ${path} answered ${response.status}: ${String(body.detail ?? response.statusText)}`,
+    );
+  }
+  return body;
+}
+
+export async function listDeliveries(
+  command: DeliveriesCommand,
+  filter: Record<'connection' | 'status' | 'since' | 'limit' | 'cursor', string | undefined>,
+): Promise<void> {
+  const query = new URLSearchParams(
+    Object.entries(filter).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  const body = await call(command, 'GET', `/api/v1/deliveries${query.size > 0 ? `?${query}` : ''}`);
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON answer printed field by field.
+  const deliveries = body.deliveries as Array<Record<string, any>>;
+  command.write(
+    `${['DELIVERY', 'STATUS', 'RETRY', 'DISPATCHED', 'CONFIRMED', 'COMPLETED', 'CONSUMER'].join('\t')}\n`,
+  );
+  for (const d of deliveries) {
+    command.write(
+      `${[d.deliveryId, d.deliveryStatus, d.retryNumber, d.dispatchedAt, d.confirmedAt ?? '-', d.completedAt ?? '-', d.consumer?.repository].join('\t')}\n`,
+    );
+  }
+  if (body.nextCursor) command.write(`(more: --cursor ${String(body.nextCursor)})\n`);
+}
+
+export async function showDelivery(command: DeliveriesCommand, deliveryId: string): Promise<void> {
+  command.write(
+    `${JSON.stringify(await call(command, 'GET', `/api/v1/deliveries/${encodeURIComponent(deliveryId)}`), null, 2)}\n`,
+  );
+}
+
+export async function replay(command: DeliveriesCommand, deliveryId: string): Promise<void> {
+  const body = await call(command, 'POST', `/api/replay/${encodeURIComponent(deliveryId)}`);
+  command.write(`replayed as ${String(body.deliveryId)} (retry ${String(body.retryNumber)})\n`);
+}
