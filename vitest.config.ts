@@ -4,6 +4,18 @@ import { defineConfig } from 'vitest/config';
 // Workspace packages resolve to their TypeScript sources in tests, so a test never runs
 // against a stale build. End-to-end tests that start processes use the built `dist/`
 // (`npm test` builds first).
+//
+// Two projects: `sqlite` runs every test on the embedded store; `postgres` runs the store contract
+// suite and the server's integration and end-to-end suites again on PostgreSQL (each run creates
+// and drops its own databases), plus the PostgreSQL-only suites in apps/server/test/postgres.
+const storeSuites = [
+  'apps/server/test/postgres/**/*.test.ts',
+  'apps/server/src/store/store.test.ts',
+  'apps/server/src/retention/**/*.test.ts',
+  'apps/server/test/**/*.test.ts',
+];
+const sqliteOnly = ['apps/server/test/cli.test.ts', 'apps/server/test/dev-demo.test.ts'];
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -11,14 +23,33 @@ export default defineConfig({
     },
   },
   test: {
-    include: [
-      'apps/*/src/**/*.test.ts',
-      'apps/*/test/**/*.test.ts',
-      'packages/*/src/**/*.test.ts',
-      'packages/*/test/**/*.test.ts',
-    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: [
+            'apps/*/src/**/*.test.ts',
+            'apps/*/test/**/*.test.ts',
+            'packages/*/src/**/*.test.ts',
+            'packages/*/test/**/*.test.ts',
+          ],
+          exclude: ['apps/server/test/postgres/**', '**/node_modules/**'],
+          env: { ZEKT_TEST_STORE: 'sqlite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: storeSuites,
+          exclude: [...sqliteOnly, '**/node_modules/**'],
+          env: { ZEKT_TEST_STORE: 'postgres' },
+        },
+      },
+    ],
   },
 });

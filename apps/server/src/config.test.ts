@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, SETTINGS } from './config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n';
 const complete = {
@@ -79,5 +80,20 @@ describe('configuration', () => {
       kind: 'postgres',
       url: 'postgres://u@h/db',
     });
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every setting `zekt serve --help` lists', () => {
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    // The first cell of a table row names the variable(s) it documents.
+    const documented = doc
+      .split('\n')
+      .filter((line) => line.startsWith('|'))
+      .map((line) => line.split('|')[1] ?? '');
+    const undocumented = SETTINGS.map((s) => s.name).filter(
+      (name) => !documented.some((cell) => cell.includes(`\`${name}\``)),
+    );
+    expect(undocumented).toEqual([]);
   });
 });

@@ -37,6 +37,8 @@ export interface Config {
   /** How long a worker owns a claimed delivery; must outlast one dispatch call. */
   leaseMs: number;
   retentionIntervalMs: number;
+  /** Names this process's delivery leases (default: random per process). */
+  workerId: string | null;
   logLevel: string;
 }
 
@@ -122,6 +124,10 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_LEASE_MS',
     description: 'how long a worker owns a claimed delivery (default 60000, > the timeout)',
+  },
+  {
+    name: 'ZEKT_WORKER_ID',
+    description: "names this process's delivery leases in the store (default: random)",
   },
   {
     name: 'ZEKT_RETENTION_INTERVAL_MS',
@@ -300,6 +306,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     dispatchTimeoutMs,
     leaseMs,
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
+    workerId: value('ZEKT_WORKER_ID') ?? null,
     logLevel,
   };
   if (problems.length > 0) throw new ConfigError(problems);

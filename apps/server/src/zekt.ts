@@ -13,6 +13,7 @@ import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
 import { nextDeliveryDueAt } from './store/deliveries.js';
 import { nextEventDueAt } from './store/events.js';
+import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { openStore, type Store } from './store/store.js';
 import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';
 
@@ -67,14 +68,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   const role = options.role ?? 'all';
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  if (config.database.kind !== 'sqlite' && !options.store) {
-    throw new Error(
-      'PostgreSQL (DATABASE_URL) is not supported by this version yet; unset DATABASE_URL to use SQLite',
-    );
+  const store = options.store ?? (await openStore(config.database));
+  try {
+    await store.migrate();
+  } catch (error) {
+    if (!options.store) await store.close().catch(() => undefined);
+    throw error;
   }
-  const store =
-    options.store ?? (await openStore({ kind: 'sqlite', path: (config.database as { path: string }).path }));
-  await store.migrate();
 
   const github =
     options.github ??
@@ -84,7 +84,11 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       apiUrl: config.github.apiUrl,
     });
   const deliveryTokens = createDeliveryTokens(config.secret);
-  const workerId = `worker-${randomUUID()}`;
+  const workerId = config.workerId ?? `worker-${randomUUID()}`;
+  const notifier =
+    config.database.kind === 'postgres'
+      ? createPostgresNotifier({ db: store.db, url: config.database.url, logger })
+      : createLocalNotifier();
 
   let routerLoop: WorkerLoop | null = null;
   let dispatchLoop: WorkerLoop | null = null;
@@ -94,7 +98,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     clock,
     logger: logger.child({ component: 'router' }),
     archiveRetentionMs: 90 * 24 * 3_600_000,
-    onDeliveriesCreated: () => dispatchLoop?.wake(),
+    onDeliveriesCreated: () => notifier.notify('deliveries'),
   });
   const dispatcher = createDispatcher({
     store,
@@ -123,8 +127,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     deliveryTokens,
     appWebhookSecret: config.github.webhookSecret,
     messageGraceMs: config.messageGraceMs,
-    wakeRouter: () => routerLoop?.wake(),
-    wakeDispatcher: () => dispatchLoop?.wake(),
+    wakeRouter: () => notifier.notify('events'),
+    wakeDispatcher: () => notifier.notify('deliveries'),
   });
 
   if (role !== 'api') {
@@ -144,6 +148,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       pollIntervalMs: config.pollIntervalMs,
       logger,
     });
+    notifier.subscribe('events', () => routerLoop?.wake());
+    notifier.subscribe('deliveries', () => dispatchLoop?.wake());
     let lastSweep: number | null = null;
     sweepLoop = createWorkerLoop({
       name: 'retention',
@@ -180,6 +186,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await routerLoop?.stop();
       await dispatchLoop?.stop();
       await sweepLoop?.stop();
+      await notifier.close();
       if (!options.store) await store.close();
     },
   };

@@ -27,6 +27,23 @@ describe('zekt CLI', () => {
     expect(result.stderr).not.toContain('    at ');
   });
 
+  it('exits at once with a clear message when DATABASE_URL points at a server that does not answer', () => {
+    const result = zekt(['serve'], {
+      GITHUB_APP_ID: '1',
+      GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
+      GITHUB_WEBHOOK_SECRET: 'whsec',
+      ZEKT_SECRET: 'f'.repeat(64),
+      DATABASE_URL: 'postgres://zekt:s3cret@127.0.0.1:1/zekt',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'cannot reach the database at postgres://zekt:***@127.0.0.1:1/zekt (DATABASE_URL)',
+    );
+    expect(result.stderr).toContain('ECONNREFUSED');
+    expect(result.stderr).not.toContain('s3cret');
+    expect(result.stderr).not.toContain('    at ');
+  });
+
   it('creates an API token on a fresh store and prints it as the last line', () => {
     const result = zekt(['token', 'create', '--login', 'octocat'], { ZEKT_DATA_DIR: dataDir });
     expect(result.code).toBe(0);

@@ -6,6 +6,7 @@ import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
 import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * No acknowledged event is ever lost (SPEC 3.1, 4): Zekt is killed with SIGKILL after it answered
@@ -14,6 +15,7 @@ import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-w
  */
 const processes = new ProcessGroup();
 let dataDir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
 let zektEnv: Record<string, string>;
@@ -21,10 +23,16 @@ let world: RemoteWorld;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'zekt-crash-'));
+  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
   sim = await processes.startSimulator();
   const port = await freePort();
   zektUrl = `http://127.0.0.1:${port}`;
-  zektEnv = environmentForSimulator(sim, { port, dataDir, nodeEnv: 'test' }) as Record<string, string>;
+  zektEnv = environmentForSimulator(sim, {
+    port,
+    dataDir,
+    nodeEnv: 'test',
+    ...(database ? { databaseUrl: database.url } : {}),
+  }) as Record<string, string>;
   expect(
     (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
   ).toBe(200);
@@ -32,6 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await processes.stopAll();
+  await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

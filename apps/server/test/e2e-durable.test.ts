@@ -6,6 +6,7 @@ import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
 import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * Durable delivery end to end, as deployed: the built server and simulator as separate processes.
@@ -15,6 +16,7 @@ import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-w
  */
 const processes = new ProcessGroup();
 let dataDir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
 let world: RemoteWorld;
@@ -25,11 +27,17 @@ const RUN_NAME = 'zekt ${{ github.event.client_payload.zekt.deliveryId }}';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'zekt-e2e-durable-'));
+  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
   sim = await processes.startSimulator();
   const port = await freePort();
   zektUrl = `http://127.0.0.1:${port}`;
   const zektEnv = {
-    ...(environmentForSimulator(sim, { port, dataDir, nodeEnv: 'test' }) as Record<string, string>),
+    ...(environmentForSimulator(sim, {
+      port,
+      dataDir,
+      nodeEnv: 'test',
+      ...(database ? { databaseUrl: database.url } : {}),
+    }) as Record<string, string>),
     ZEKT_RETRY_SCHEDULE: '0ms,200ms,400ms,800ms',
   };
   await processes.startZekt(zektUrl, zektEnv);
@@ -60,6 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await processes.stopAll();
+  await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

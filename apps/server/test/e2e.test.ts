@@ -7,6 +7,7 @@ import { completedWorkflowRunExample } from '../src/test-support/github-examples
 import { eventually, freePort } from '../src/test-support/harness.js';
 import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * End to end, as deployed: the built `zekt serve` and the built `zekt-github-sim` run as separate
@@ -15,16 +16,23 @@ import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
  */
 const processes = new ProcessGroup();
 let dataDir: string;
+let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
 let zektEnv: Record<string, string>;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'zekt-e2e-'));
+  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
   sim = await processes.startSimulator();
   const port = await freePort();
   zektUrl = `http://127.0.0.1:${port}`;
-  zektEnv = environmentForSimulator(sim, { port, dataDir, nodeEnv: 'test' }) as Record<string, string>;
+  zektEnv = environmentForSimulator(sim, {
+    port,
+    dataDir,
+    nodeEnv: 'test',
+    ...(database ? { databaseUrl: database.url } : {}),
+  }) as Record<string, string>;
   await processes.startZekt(zektUrl, zektEnv);
   expect(
     (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
@@ -33,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await processes.stopAll();
+  await database?.drop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 

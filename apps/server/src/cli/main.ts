@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS } from '../config.js';
 import { openStore } from '../store/store.js';
+import { isStoreUnavailable } from '../store/store-errors.js';
 import { createZekt, type Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
 import { listDeliveries, replay, showDelivery } from './deliveries.js';
@@ -71,7 +72,6 @@ async function main(argv: string[]): Promise<number> {
       return runDemoTrigger({ env, payload: rest[0] });
     case 'migrate': {
       const database = loadStoreConfig(env);
-      if (database.kind !== 'sqlite') throw new CliError('PostgreSQL is not supported by this version yet');
       const store = await openStore(database);
       const applied = await store.migrate();
       await store.close();
@@ -90,7 +90,6 @@ async function main(argv: string[]): Promise<number> {
       });
       if (!values.login) throw new CliError('--login <user> is required: the GitHub login the token acts as');
       const database = loadStoreConfig(env);
-      if (database.kind !== 'sqlite') throw new CliError('PostgreSQL is not supported by this version yet');
       const store = await openStore(database);
       try {
         // A token may be the first thing an operator creates, before the server ever ran.
@@ -153,6 +152,17 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** A database URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}
+
 function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
@@ -163,6 +173,13 @@ function untilSignal(): Promise<void> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (isStoreUnavailable(error)) {
+      const url = processEnvironment().DATABASE_URL;
+      process.stderr.write(
+        `zekt: cannot reach the database ${url ? `at ${redactUrl(url)} (DATABASE_URL)` : 'file (ZEKT_DATA_DIR)'}: ${(error as Error).message}\n`,
+      );
+      process.exit(2);
+    }
     if (error instanceof ConfigError || error instanceof CliError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);

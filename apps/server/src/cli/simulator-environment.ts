@@ -14,7 +14,7 @@ export interface SimulatorCoordinates {
  */
 export function environmentForSimulator(
   sim: SimulatorCoordinates,
-  service: { port: number; dataDir: string; logLevel?: string; nodeEnv?: string },
+  service: { port: number; dataDir: string; logLevel?: string; nodeEnv?: string; databaseUrl?: string },
 ): Environment {
   return {
     NODE_ENV: service.nodeEnv ?? 'development',
@@ -29,5 +29,6 @@ export function environmentForSimulator(
     ZEKT_OIDC_ISSUER: sim.oidcIssuer,
     ZEKT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: service.logLevel ?? 'warn',
+    ...(service.databaseUrl ? { DATABASE_URL: service.databaseUrl } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { StoreUnavailableError } from '../store/store-errors.js';
+import { isStoreUnavailable } from '../store/store-errors.js';
 
 /**
  * Every error Zekt answers is `application/problem+json` (RFC 9457) with a stable `code` clients
@@ -88,7 +88,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
 
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  if (error instanceof StoreUnavailableError) {
+  if (isStoreUnavailable(error)) {
     return new HttpError(
       503,
       'store_unavailable',

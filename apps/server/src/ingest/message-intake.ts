@@ -3,7 +3,7 @@ import { describeInvalidEventType, isValidEventType } from '../domain/event-type
 import { workflowPathFromRef } from '../domain/workflow-path.js';
 import type { ActionsClaims } from '../github/oidc-verifier.js';
 import { getRepository } from '../store/accounts.js';
-import { getEventByRunKey } from '../store/events.js';
+import { lockEventByRunKey } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
 import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
@@ -101,8 +101,8 @@ export async function receiveMessage(
   const workflowPath = workflowPathFromRef(claims.workflowRef, claims.repository);
   const now = options.clock.now();
 
-  const outcome = await options.store.transaction(
-    async (trx): Promise<MessageOutcome & { wake?: boolean }> => {
+  const outcome = await options.store
+    .transaction(async (trx): Promise<MessageOutcome & { wake?: boolean }> => {
       const repository = await getRepository(trx, claims.repositoryId);
       if (!repository?.provider_enabled || repository.removed_at !== null) {
         return {
@@ -110,13 +110,10 @@ export async function receiveMessage(
           detail: `${claims.repository} is not enabled as a Zekt provider repository: enable it in the console (Provider → Zekt Repos) or with PUT /api/v1/repositories/${claims.repository}/provider`,
         };
       }
-      const event = await getEventByRunKey(trx, runKey);
-      if (event && event.route_status !== 'pending') {
-        return {
-          outcome: 'already_routed',
-          detail: `run ${claims.runId} attempt ${claims.runAttempt} was already routed; send the message before the workflow finishes`,
-        };
-      }
+      // The message is written before the run's event is read, and the event is read under a row
+      // lock (PostgreSQL): a router routing that event concurrently either committed first (then we
+      // see it routed and roll the message back) or waits for us (then it sees the message). So a
+      // 201 always means the message will be delivered with its run.
       const { messageId, replaced } = await upsertMessage(
         trx,
         {
@@ -137,6 +134,8 @@ export async function receiveMessage(
         },
         now,
       );
+      const event = await lockEventByRunKey(trx, options.store.dialect, runKey);
+      if (event && event.route_status !== 'pending') throw new RunAlreadyRouted();
       await countUsage(trx, Number(repository.account_id), 'messages_received', now);
       let wake = false;
       if (event && event.route_after > now) {
@@ -150,8 +149,14 @@ export async function receiveMessage(
       }
       const consumersNotified = await countConsumers(trx, claims.repositoryId, workflowPath);
       return { outcome: 'stored', messageId, consumersNotified, replaced, wake };
-    },
-  );
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RunAlreadyRouted)) throw error;
+      return {
+        outcome: 'already_routed' as const,
+        detail: `run ${claims.runId} attempt ${claims.runAttempt} was already routed; send the message before the workflow finishes`,
+      };
+    });
   if (outcome.outcome === 'stored' && outcome.wake) options.onEventDue();
   if (outcome.outcome === 'stored') {
     const { wake: _wake, ...stored } = outcome;
@@ -159,6 +164,9 @@ export async function receiveMessage(
   }
   return outcome;
 }
+
+/** Thrown inside the transaction so the message written before the check is rolled back. */
+class RunAlreadyRouted extends Error {}
 
 /** Consumers that will receive the run: the approved subscriptions, if the workflow is whitelisted. */
 async function countConsumers(

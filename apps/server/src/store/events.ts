@@ -79,6 +79,22 @@ export function getEventByRunKey(
     .executeTakeFirst();
 }
 
+/** The event of a run key, row-locked until the caller's transaction ends (PostgreSQL). */
+export function lockEventByRunKey(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  runKey: { repositoryId: number; runId: number; runAttempt: number },
+): Promise<EventRow | undefined> {
+  let query = db
+    .selectFrom('events')
+    .selectAll()
+    .where('repository_id', '=', runKey.repositoryId)
+    .where('run_id', '=', runKey.runId)
+    .where('run_attempt', '=', runKey.runAttempt);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
 export function getEvent(db: Kysely<Database>, eventId: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
 }

@@ -26,41 +26,31 @@ export async function upsertMessage(
   now: number,
 ): Promise<{ messageId: string; replaced: boolean }> {
   const existing = await getMessageByRunKey(db, message);
-  if (existing) {
-    await db
-      .updateTable('messages')
-      .set({
-        workflow_path: message.workflowPath,
-        event_type: message.eventType,
-        payload: message.payloadJson,
-        payload_bytes: message.payloadBytes,
-        sender: JSON.stringify(message.sender),
-        updated_at: now,
-      })
-      .where('message_id', '=', existing.message_id)
-      .execute();
-    return { messageId: existing.message_id, replaced: true };
-  }
-  const messageId = newId('msg', now);
-  await db
+  const changes = {
+    workflow_path: message.workflowPath,
+    event_type: message.eventType,
+    payload: message.payloadJson,
+    payload_bytes: message.payloadBytes,
+    sender: JSON.stringify(message.sender),
+    updated_at: now,
+  };
+  // One statement either way, so two messages of the same run arriving together cannot collide.
+  const row = await db
     .insertInto('messages')
     .values({
-      message_id: messageId,
+      message_id: newId('msg', now),
       repository_id: message.repositoryId,
       run_id: message.runId,
       run_attempt: message.runAttempt,
       account_id: message.accountId,
-      workflow_path: message.workflowPath,
-      event_type: message.eventType,
-      payload: message.payloadJson,
-      payload_bytes: message.payloadBytes,
-      sender: JSON.stringify(message.sender),
       status: 'pending',
       received_at: now,
-      updated_at: now,
+      ...changes,
     })
-    .execute();
-  return { messageId, replaced: false };
+    .onConflict((oc) => oc.columns(['repository_id', 'run_id', 'run_attempt']).doUpdateSet(changes))
+    .returning('message_id')
+    .executeTakeFirstOrThrow();
+  return { messageId: row.message_id, replaced: existing !== undefined };
 }
 
 export function getMessageByRunKey(

@@ -1,5 +1,6 @@
 import { type Kysely, Migrator, sql } from 'kysely';
 import { createMigrationProvider, type SqlDialect } from './migrations/index.js';
+import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { openSqlite } from './sqlite.js';
 
@@ -16,9 +17,21 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type StoreOptions = { kind: 'sqlite'; path: string };
+export type StoreOptions =
+  | { kind: 'sqlite'; path: string }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+    };
 
+/** Opens the store the configuration names: the SQLite file, or the PostgreSQL database. */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.kind === 'postgres') {
+    const { db, close } = openPostgres(options);
+    return createStore(db, 'postgres', close);
+  }
   const { db, close } = openSqlite({ path: options.path });
   return createStore(db, 'sqlite', close);
 }

@@ -9,6 +9,7 @@ import { createTokenForLogin } from '../cli/token.js';
 import { loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { createZekt, type Zekt } from '../zekt.js';
+import { createTestDatabase, TEST_STORE } from './test-database.js';
 
 /** A free TCP port on loopback (the service's base URL must be known before it listens). */
 export async function freePort(): Promise<number> {
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   workers?: boolean;
   /** More configuration (ZEKT_RETRY_SCHEDULE, ZEKT_DISPATCH_TIMEOUT_MS, …). */
   env?: Record<string, string>;
+  /** Changes the PostgreSQL URL the service uses (to route it through a proxy). */
+  rewriteDatabaseUrl?: (url: string) => string;
 }
 
 /**
@@ -61,10 +64,17 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sim = await createGitHubSimulator({ allowPrivateHookUrls: true, ...options.sim });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
+  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
-    ...environmentForSimulator(sim, { port, dataDir: dir, logLevel: 'silent', nodeEnv: 'test' }),
+    ...environmentForSimulator(sim, {
+      port,
+      dataDir: dir,
+      logLevel: 'silent',
+      nodeEnv: 'test',
+      ...(database ? { databaseUrl: options.rewriteDatabaseUrl?.(database.url) ?? database.url } : {}),
+    }),
     ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
     ZEKT_POLL_INTERVAL_MS: '200',
     ...options.env,
@@ -107,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await zekt.stop();
       await sim.close();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -74,6 +74,20 @@ export class ProcessGroup {
     return child;
   }
 
+  /** Starts `zekt serve --role worker` and waits until its loops run (a worker has no HTTP port). */
+  async startWorker(env: Record<string, string>): Promise<ChildProcess> {
+    const child = this.start([serverCli, 'serve', '--role', 'worker'], env);
+    await new Promise<void>((resolve, reject) => {
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('zekt worker running')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`zekt worker exited with ${code}: ${stderr}`)));
+    });
+    return child;
+  }
+
   /** Runs a `zekt` command to completion and returns its standard output. */
   async run(args: string[], env: Record<string, string>): Promise<string> {
     const child = this.start([serverCli, ...args], env);

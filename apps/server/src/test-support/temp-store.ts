@@ -2,9 +2,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../store/store.js';
+import { createTestDatabase, TEST_STORE } from './test-database.js';
 
-/** A migrated SQLite store in a fresh temporary directory; `dispose` closes and deletes it. */
+/**
+ * A migrated store of the kind under test (TEST_STORE): a SQLite file in a fresh temporary
+ * directory, or a fresh PostgreSQL database. `dispose` closes and deletes it.
+ */
 export async function openTempStore(): Promise<{ store: Store; path: string; dispose(): Promise<void> }> {
+  if (TEST_STORE === 'postgres') {
+    const database = await createTestDatabase();
+    const store = await openStore({ kind: 'postgres', url: database.url, poolSize: 4 });
+    await store.migrate();
+    return {
+      store,
+      path: database.url,
+      async dispose() {
+        await store.close();
+        await database.drop();
+      },
+    };
+  }
   const dir = mkdtempSync(join(tmpdir(), 'zekt-store-'));
   const path = join(dir, 'zekt.db');
   const store = await openStore({ kind: 'sqlite', path });

@@ -1,0 +1,117 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionStats, failedAttempts } from '../../src/store/connection-stats.js';
+import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries.js';
+import { listDeliveryRecords } from '../../src/store/delivery-records.js';
+import { takeDueEvent } from '../../src/store/events.js';
+import {
+  deleteExpiredArchives,
+  deleteExpiredDeliveries,
+  deleteOrphanedMessages,
+} from '../../src/store/retention.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { createTestDatabase } from '../../src/test-support/test-database.js';
+
+/**
+ * The hot queries have indexes (issue: growth to tens of millions of records). Each statement the
+ * store really sends is captured, then EXPLAINed with sequential scans disabled: if PostgreSQL
+ * still has to scan the table, no index serves the query. On a tiny table the planner would pick a
+ * sequential scan anyway, which is why they are switched off.
+ */
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let store: Store;
+const captured: Array<{ sql: string; parameters: readonly unknown[] }> = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  store = await openStore({
+    kind: 'postgres',
+    url: database.url,
+    poolSize: 2,
+    onQuery: (sql, parameters) => captured.push({ sql, parameters }),
+  });
+  await store.migrate();
+});
+
+afterAll(async () => {
+  await store?.close();
+  await database?.drop();
+});
+
+/** Index names in the plan of the last statement `run` sent whose SQL matches `pick`. */
+async function indexesUsed(run: () => Promise<unknown>, pick: RegExp = /.*/s): Promise<string[]> {
+  captured.length = 0;
+  await run();
+  const statement = [...captured].reverse().find((q) => pick.test(q.sql));
+  if (!statement) throw new Error('the store sent no matching statement');
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query('set enable_seqscan = off');
+    const result = await client.query(
+      `explain (format json) ${statement.sql}`,
+      statement.parameters as unknown[],
+    );
+    const plan = JSON.stringify(result.rows[0]['QUERY PLAN']);
+    expect(plan, `${statement.sql}\n${plan}`).not.toContain('"Seq Scan"');
+    return [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('query plans on PostgreSQL', () => {
+  const now = Date.UTC(2026, 10, 20);
+
+  it('claims due work through the queue indexes', async () => {
+    expect(
+      await indexesUsed(
+        () =>
+          store.transaction((trx) =>
+            claimDueDeliveries(trx, 'postgres', { owner: 'w', now, leaseMs: 1000, limit: 20 }),
+          ),
+        /^update/,
+      ),
+    ).toContain('deliveries_due');
+    expect(
+      await indexesUsed(() => store.transaction((trx) => takeDueEvent(trx, 'postgres', now)), /^select/),
+    ).toContain('events_pending');
+  });
+
+  it('serves delivery status, consumer lookups, health and diagnostics from indexes', async () => {
+    const listed = await indexesUsed(
+      () => listDeliveryRecords(store.db, { accountIds: [1, 2], limit: 50 }),
+      /from "deliveries"/,
+    );
+    expect(listed).toEqual(
+      expect.arrayContaining(['deliveries_provider_account', 'deliveries_consumer_account']),
+    );
+    expect(
+      await indexesUsed(() =>
+        findConsumerDelivery(store.db, { correlationId: '7', consumerRepositoryId: 20 }),
+      ),
+    ).toContain('deliveries_correlation');
+    expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now))).toContain(
+      'deliveries_subscription_dispatched',
+    );
+    const diagnostics = await indexesUsed(
+      () => failedAttempts(store.db, 'sub_1', now - 1000, 10),
+      /order by/,
+    );
+    expect(diagnostics).toEqual(
+      expect.arrayContaining(['deliveries_subscription_dispatched', 'delivery_attempts_number']),
+    );
+  });
+
+  it('finds expired rows for the retention sweeper through indexes', async () => {
+    expect(await indexesUsed(() => deleteExpiredDeliveries(store.db, now, 500), /^select/)).toContain(
+      'deliveries_dispatched',
+    );
+    expect(await indexesUsed(() => deleteExpiredArchives(store.db, now, 500), /^select/)).toContain(
+      'archives_expires',
+    );
+    expect(await indexesUsed(() => deleteOrphanedMessages(store.db, now, 500), /^select/)).toContain(
+      'messages_status_received',
+    );
+  });
+});
