@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { environmentForSimulator } from '../src/cli/simulator-environment.js';
-import { eventually, freePort } from '../src/test-support/harness.js';
+import { eventually } from '../src/test-support/harness.js';
+import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
 import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * No acknowledged event is ever lost (SPEC 3.1, 4): Zekt is killed with SIGKILL after it answered
@@ -14,34 +10,19 @@ import { createTestDatabase, TEST_STORE } from '../src/test-support/test-databas
  * goes out. The first process runs the API role only, so "before the dispatch" is certain.
  */
 const processes = new ProcessGroup();
-let dataDir: string;
-let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
+let stack: ProcessStack;
 let zektEnv: Record<string, string>;
 let world: RemoteWorld;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'zekt-crash-'));
-  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
-  sim = await processes.startSimulator();
-  const port = await freePort();
-  zektUrl = `http://127.0.0.1:${port}`;
-  zektEnv = environmentForSimulator(sim, {
-    port,
-    dataDir,
-    nodeEnv: 'test',
-    ...(database ? { databaseUrl: database.url } : {}),
-  }) as Record<string, string>;
-  expect(
-    (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
-  ).toBe(200);
+  stack = await prepareProcessStack(processes, { name: 'crash' });
+  ({ sim, zektUrl, zektEnv } = stack);
 }, 60_000);
 
 afterAll(async () => {
-  await processes.stopAll();
-  await database?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 describe('crash recovery', () => {

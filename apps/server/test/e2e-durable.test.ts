@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { environmentForSimulator } from '../src/cli/simulator-environment.js';
-import { eventually, freePort } from '../src/test-support/harness.js';
+import { eventually } from '../src/test-support/harness.js';
+import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
 import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * Durable delivery end to end, as deployed: the built server and simulator as separate processes.
@@ -15,10 +11,9 @@ import { createTestDatabase, TEST_STORE } from '../src/test-support/test-databas
  * completion-tracking hook), another only runs and fails (the hook alone reports it).
  */
 const processes = new ProcessGroup();
-let dataDir: string;
-let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
+let stack: ProcessStack;
 let world: RemoteWorld;
 type Body = JsonBody;
 
@@ -26,24 +21,13 @@ type Body = JsonBody;
 const RUN_NAME = 'zekt ${{ github.event.client_payload.zekt.deliveryId }}';
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'zekt-e2e-durable-'));
-  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
-  sim = await processes.startSimulator();
-  const port = await freePort();
-  zektUrl = `http://127.0.0.1:${port}`;
-  const zektEnv = {
-    ...(environmentForSimulator(sim, {
-      port,
-      dataDir,
-      nodeEnv: 'test',
-      ...(database ? { databaseUrl: database.url } : {}),
-    }) as Record<string, string>),
-    ZEKT_RETRY_SCHEDULE: '0ms,200ms,400ms,800ms',
-  };
+  stack = await prepareProcessStack(processes, {
+    name: 'e2e-durable',
+    env: { ZEKT_RETRY_SCHEDULE: '0ms,200ms,400ms,800ms' },
+  });
+  ({ sim, zektUrl } = stack);
+  const { zektEnv } = stack;
   await processes.startZekt(zektUrl, zektEnv);
-  expect(
-    (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
-  ).toBe(200);
   world = await setUpRemoteWorld({ processes, sim, zektUrl, zektEnv, workflow: 'deploy.yml', durable: true });
   for (const workflow of [
     {
@@ -67,9 +51,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await processes.stopAll();
-  await database?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 async function providerRun(eventType: string, payload: unknown): Promise<Body> {

@@ -1,13 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { completedWorkflowRunExample } from '../src/test-support/github-examples.js';
-import { eventually, freePort } from '../src/test-support/harness.js';
+import { eventually } from '../src/test-support/harness.js';
+import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
 import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
  * End to end, as deployed: the built `zekt serve` and the built `zekt-github-sim` run as separate
@@ -15,34 +11,19 @@ import { createTestDatabase, TEST_STORE } from '../src/test-support/test-databas
  * `workflow_run.completed` example, delivered by the simulator through the hook Zekt placed.
  */
 const processes = new ProcessGroup();
-let dataDir: string;
-let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 let sim: SimProcessInfo;
 let zektUrl: string;
+let stack: ProcessStack;
 let zektEnv: Record<string, string>;
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'zekt-e2e-'));
-  database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
-  sim = await processes.startSimulator();
-  const port = await freePort();
-  zektUrl = `http://127.0.0.1:${port}`;
-  zektEnv = environmentForSimulator(sim, {
-    port,
-    dataDir,
-    nodeEnv: 'test',
-    ...(database ? { databaseUrl: database.url } : {}),
-  }) as Record<string, string>;
+  stack = await prepareProcessStack(processes, { name: 'e2e' });
+  ({ sim, zektUrl, zektEnv } = stack);
   await processes.startZekt(zektUrl, zektEnv);
-  expect(
-    (await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` })).status,
-  ).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
-  await processes.stopAll();
-  await database?.drop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 describe('end to end: separate processes', () => {

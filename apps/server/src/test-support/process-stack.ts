@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { environmentForSimulator } from '../cli/simulator-environment.js';
+import { freePort } from './harness.js';
+import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
+import { createTestDatabase, TEST_STORE } from './test-database.js';
+
+/**
+ * What every process-level test starts from: a simulator process whose App webhook points at the
+ * address Zekt will listen on, and the environment `zekt serve` needs there — on a data directory
+ * of its own and, when the tests run on PostgreSQL, a database of its own. Zekt itself is not
+ * started: tests start it (and kill it) as their scenario needs.
+ */
+export interface ProcessStack {
+  sim: SimProcessInfo;
+  zektUrl: string;
+  zektEnv: Record<string, string>;
+  /** Stops every process of the group, drops the database, removes the data directory. */
+  close(): Promise<void>;
+}
+
+export async function prepareProcessStack(
+  processes: ProcessGroup,
+  options: { name: string; env?: Record<string, string> },
+): Promise<ProcessStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), `zekt-${options.name}-`));
+  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
+  const close = async () => {
+    await processes.stopAll();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const sim = await processes.startSimulator();
+    const port = await freePort();
+    const zektUrl = `http://127.0.0.1:${port}`;
+    const zektEnv = {
+      ...(environmentForSimulator(sim, {
+        port,
+        dataDir,
+        nodeEnv: 'test',
+        ...(database ? { databaseUrl: database.url } : {}),
+      }) as Record<string, string>),
+      ...options.env,
+    };
+    const hook = await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` });
+    if (hook.status !== 200) throw new Error(`the simulator refused the App webhook URL: ${hook.status}`);
+    return { sim, zektUrl, zektEnv, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
