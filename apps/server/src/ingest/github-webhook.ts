@@ -152,6 +152,7 @@ async function identifySigner(
           options.store.db,
           targetId,
           options.clock.now() - HOOK_PLACEMENT_WINDOW_MS,
+          hookId,
         );
   const secrets = [
     ...beingPlaced.map((hook) => options.secretBox.open(hook.secret_encrypted)),
@@ -160,7 +161,7 @@ async function identifySigner(
   const index = await findSigningSecret(secrets, request.rawBody, request.signature256);
   if (index === -1) return null;
   const hook = beingPlaced[index];
-  return hook ? { kind: 'hook', hook, pending: true } : { kind: 'app' };
+  return hook ? { kind: 'hook', hook, pending: hook.hook_id === null } : { kind: 'app' };
 }
 
 function numeric(value: string | undefined): number | null {

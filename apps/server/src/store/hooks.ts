@@ -74,17 +74,26 @@ export function findHookById(db: Kysely<Database>, hookId: number): Promise<Repo
   return db.selectFrom('repository_hooks').selectAll().where('hook_id', '=', hookId).executeTakeFirst();
 }
 
-/** Hooks of a repository whose GitHub id is not known yet, placed after `since`. */
+/**
+ * Hooks of a repository placed after `since` whose GitHub id is not known yet — or is `hookId`: the
+ * create call may answer (and its id be recorded) between a first lookup by id and this one, and the
+ * ping must still find its hook.
+ */
 export function findHooksBeingPlaced(
   db: Kysely<Database>,
   repositoryId: number,
   since: number,
+  hookId: number | null,
 ): Promise<RepositoryHookRow[]> {
   return db
     .selectFrom('repository_hooks')
     .selectAll()
     .where('repository_id', '=', repositoryId)
-    .where('hook_id', 'is', null)
+    .where((eb) =>
+      hookId === null
+        ? eb('hook_id', 'is', null)
+        : eb.or([eb('hook_id', 'is', null), eb('hook_id', '=', hookId)]),
+    )
     .where('created_at', '>=', since)
     .execute();
 }

@@ -10,6 +10,7 @@ import {
   recordAttempt,
 } from './deliveries.js';
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
+import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';
 import type { NewDelivery } from './schema.js';
 import type { Store } from './store.js';
@@ -132,6 +133,34 @@ export function describeStoreContract(
       const row = await store.db.selectFrom('repositories').selectAll().executeTakeFirstOrThrow();
       expect(Boolean(row.private)).toBe(true);
       expect(Boolean(row.provider_enabled)).toBe(false);
+    });
+
+    it('finds a hook being placed by its repository, also once its id was recorded', async () => {
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 1, login: 'acme', type: 'Organization', installationId: 11 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        1,
+        [{ repositoryId: 10, fullName: 'acme/api', name: 'api', private: false }],
+        1,
+      );
+      const hook = {
+        repositoryId: 10,
+        role: 'provider' as const,
+        secretEncrypted: 'sealed',
+        url: 'https://z/webhooks/github',
+      };
+      await beginHookPlacement(store.db, hook, 1_000);
+      expect((await findHooksBeingPlaced(store.db, 10, 500, 77)).map((h) => h.hook_id)).toEqual([null]);
+      // GitHub's ping (X-GitHub-Hook-ID: 77) can be read after the create call recorded id 77.
+      await completeHookPlacement(store.db, 10, 'provider', 77, 1_001);
+      expect((await findHooksBeingPlaced(store.db, 10, 500, 77)).map((h) => h.hook_id)).toEqual([77]);
+      expect(await findHooksBeingPlaced(store.db, 10, 500, 78)).toEqual([]);
+      expect(await findHooksBeingPlaced(store.db, 10, 500, null)).toEqual([]);
+      expect(await findHooksBeingPlaced(store.db, 10, 1_500, 77)).toEqual([]);
     });
 
     it('counts usage per account and month', async () => {
