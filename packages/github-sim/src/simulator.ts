@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import Fastify from 'fastify';
 import { type AppOptions, createAppIdentity, toSimulatedApp } from './app-identity.js';
 import { type Clock, systemClock } from './clock.js';
@@ -155,6 +156,8 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   const oidc = await OidcIssuer.create(options.oidcTokenLifetimeSeconds);
   const urls = createSimUrls('');
   const shutdown = new AbortController();
+  // Every running consumer workflow waits on this signal: many at once is normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const listener = new Listener();
   let resumeTimer: NodeJS.Timeout | undefined;
   const consumerWorkflows = new ConsumerWorkflows();

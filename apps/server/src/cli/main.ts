@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { formatBenchReport } from '../bench/bench-report.js';
+import { runBench } from '../bench/run-bench.js';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS } from '../config.js';
 import { openStore } from '../store/store.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
@@ -26,6 +28,14 @@ Usage:
                                        delivery status and replay over the API
                                        (--url or ZEKT_URL, default http://localhost:3000;
                                         --token or ZEKT_TOKEN: an API token)
+  zekt bench [--events 1000] [--rate 20] [--concurrency 100] [--payload-bytes 1024]
+             [--database-url postgres://…] [--timeout-s 300] [--json] [--report-only]
+                                       load the whole path (a zekt serve process, the simulator, the
+                                       durable demo) with provider runs started at --rate per second
+                                       (0: back to back, --concurrency at a time) and check the
+                                       targets; exit 1 when one is missed (--report-only: only when
+                                       an event was lost). --database-url must be a throwaway
+                                       database: the bench writes its demo there
   zekt <command> --help                this text
 
 Environment (zekt serve):
@@ -67,6 +77,33 @@ async function main(argv: string[]): Promise<number> {
         untilStopped: untilSignal,
       });
       return 0;
+    }
+    case 'bench': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          events: { type: 'string', default: '1000' },
+          rate: { type: 'string', default: '20' },
+          concurrency: { type: 'string', default: '100' },
+          'payload-bytes': { type: 'string', default: '1024' },
+          'database-url': { type: 'string' },
+          'timeout-s': { type: 'string', default: '300' },
+          json: { type: 'boolean', default: false },
+          'report-only': { type: 'boolean', default: false },
+        },
+      });
+      const report = await runBench({
+        events: positiveInteger('--events', values.events, 1_000_000),
+        rate: values.rate === '0' ? 0 : positiveInteger('--rate', values.rate, 10_000),
+        concurrency: positiveInteger('--concurrency', values.concurrency, 1_000),
+        payloadBytes: positiveInteger('--payload-bytes', values['payload-bytes'], 512 * 1024),
+        databaseUrl: values['database-url'],
+        timeoutMs: positiveInteger('--timeout-s', values['timeout-s'], 86_400) * 1000,
+        progress: (line) => process.stderr.write(`${line}\n`),
+      });
+      process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatBenchReport(report));
+      if (report.lost > 0) return 1;
+      return values['report-only'] || report.targets.every((t) => t.met) ? 0 : 1;
     }
     case 'demo-trigger':
       return runDemoTrigger({ env, payload: rest[0] });
@@ -188,3 +225,10 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+function positiveInteger(flag: string, raw: string | undefined, max: number): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new CliError(`${flag} must be a whole number from 1 to ${max} (got ${raw})`);
+  return value;
+}

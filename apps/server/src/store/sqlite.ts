@@ -35,27 +35,47 @@ export function openSqlite(options: SqliteOptions): { db: Kysely<Database>; clos
 
 type Statement = ReturnType<BetterSqlite3.Database['prepare']>;
 
+/** Distinct SQL texts kept prepared; the store's queries have far fewer shapes than this. */
+const STATEMENT_CACHE_SIZE = 500;
+
 /**
- * SQLite has no boolean type and better-sqlite3 refuses to bind `true`/`false`; the schema declares
- * flags as booleans (PostgreSQL stores them natively), so they are bound as 1/0 here, once.
+ * Two adaptations between Kysely and better-sqlite3, applied where Kysely prepares a statement:
+ *
+ * - SQLite has no boolean type and better-sqlite3 refuses to bind `true`/`false`; the schema
+ *   declares flags as booleans (PostgreSQL stores them natively), so they are bound as 1/0 here.
+ * - Kysely prepares every query anew, and preparing costs more than running most of ours (it was
+ *   the largest item after COMMIT in `zekt bench`'s profile); prepared statements are kept by SQL
+ *   text and reused. A statement still iterating (a streamed query) is never handed out twice.
  */
 function bindBooleansAsIntegers(native: BetterSqlite3.Database): BetterSqlite3.Database {
   const toParams = (params: unknown): unknown =>
     Array.isArray(params) ? params.map((p) => (typeof p === 'boolean' ? Number(p) : p)) : params;
+  const wrap = (statement: Statement): Statement =>
+    new Proxy(statement, {
+      // Accessors run on the statement itself: better-sqlite3's native getters (`busy`) crash the
+      // process when called with the proxy as `this`.
+      get(stmt, name) {
+        const value = Reflect.get(stmt, name);
+        if (name === 'all' || name === 'run' || name === 'iterate' || name === 'get') {
+          return (params: unknown) => (value as (p: unknown) => unknown).call(stmt, toParams(params));
+        }
+        return typeof value === 'function' ? value.bind(stmt) : value;
+      },
+    });
+  const prepared = new Map<string, { raw: Statement; wrapped: Statement }>();
   return new Proxy(native, {
     get(target, property, receiver) {
       if (property !== 'prepare') return Reflect.get(target, property, receiver);
       return (source: string) => {
-        const statement: Statement = target.prepare(source);
-        return new Proxy(statement, {
-          get(stmt, name, stmtReceiver) {
-            const value = Reflect.get(stmt, name, stmtReceiver);
-            if (name === 'all' || name === 'run' || name === 'iterate' || name === 'get') {
-              return (params: unknown) => (value as (p: unknown) => unknown).call(stmt, toParams(params));
-            }
-            return typeof value === 'function' ? value.bind(stmt) : value;
-          },
-        });
+        const cached = prepared.get(source);
+        if (cached && !cached.raw.busy) return cached.wrapped;
+        const raw = target.prepare(source);
+        const wrapped = wrap(raw);
+        if (!cached) {
+          if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.clear();
+          prepared.set(source, { raw, wrapped });
+        }
+        return wrapped;
       };
     },
   });

@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Environment } from '../config.js';
+
+/** A `zekt serve` child process the bench loads, and what the kernel says about its memory. */
+export interface ServerProcess {
+  url: string;
+  /** Peak and current resident set size (Linux `/proc`; null elsewhere). */
+  memory(): { peakRssBytes: number | null; rssBytes: number | null };
+  /**
+   * How long the service took to answer each request to `path` since the last call, from its own
+   * request log (Fastify's `responseTime`: request read → response written, at `LOG_LEVEL=info`).
+   */
+  takeResponseTimes(method: string, path: string): number[];
+  stop(): Promise<void>;
+}
+
+export async function startServerProcess(input: {
+  cli: string;
+  env: Environment;
+  url: string;
+  startTimeoutMs?: number;
+}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [input.cli, 'serve'], {
+    env: input.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const requestLog = watchRequestLog(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+  });
+  const deadline = Date.now() + (input.startTimeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`zekt serve exited with ${child.exitCode}: ${stderr.trim()}`);
+    try {
+      if ((await fetch(`${input.url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`zekt serve did not become ready at ${input.url}: ${stderr.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url: input.url,
+    memory: () => ({
+      peakRssBytes: procStatusBytes(child, 'VmHWM'),
+      rssBytes: procStatusBytes(child, 'VmRSS'),
+    }),
+    takeResponseTimes: requestLog.take,
+    stop: () => stopChild(child),
+  };
+}
+
+/** Pairs Fastify's `incoming request` and `request completed` lines by request id. */
+function watchRequestLog(child: ChildProcess) {
+  const routes = new Map<string, string>();
+  const times = new Map<string, number[]>();
+  if (child.stdout) {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let entry: {
+        reqId?: string;
+        msg?: string;
+        req?: { method?: string; url?: string };
+        responseTime?: number;
+      };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        return;
+      }
+      if (!entry.reqId) return;
+      if (entry.msg === 'incoming request' && entry.req) {
+        routes.set(entry.reqId, `${entry.req.method} ${entry.req.url?.split('?')[0]}`);
+      } else if (entry.msg === 'request completed' && typeof entry.responseTime === 'number') {
+        const route = routes.get(entry.reqId);
+        routes.delete(entry.reqId);
+        if (route) times.set(route, [...(times.get(route) ?? []), entry.responseTime]);
+      }
+    });
+  }
+  return {
+    take(method: string, path: string): number[] {
+      const key = `${method} ${path}`;
+      const taken = times.get(key) ?? [];
+      times.delete(key);
+      return taken;
+    },
+  };
+}
+
+function procStatusBytes(child: ChildProcess, field: string): number | null {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port')),
+      );
+    });
+  });
+}
