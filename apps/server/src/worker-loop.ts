@@ -31,7 +31,8 @@ export function createWorkerLoop(options: WorkerLoopOptions): WorkerLoop {
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      if (woken) {
+      // Stopped during a pass: do not start a wait (the retention loop's is an hour long).
+      if (!running || woken) {
         woken = false;
         resolve();
         return;
