@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SETTINGS } from './config.js';
+import { ConfigError, githubWebUrlFor, loadConfig, SETTINGS } from './config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n';
 const complete = {
@@ -80,6 +80,27 @@ describe('configuration', () => {
       kind: 'postgres',
       url: 'postgres://u@h/db',
     });
+  });
+});
+
+describe('console login settings', () => {
+  it("finds GitHub's web root from the REST URL, or takes GITHUB_URL", () => {
+    expect(githubWebUrlFor('https://api.github.com')).toBe('https://github.com');
+    expect(githubWebUrlFor('https://ghes.example.com/api/v3')).toBe('https://ghes.example.com');
+    expect(githubWebUrlFor('http://127.0.0.1:4010/api/v3/')).toBe('http://127.0.0.1:4010');
+    expect(githubWebUrlFor('https://api.octo.ghe.com')).toBe('https://octo.ghe.com');
+    expect(loadConfig(complete).github.webUrl).toBe('https://github.com');
+    expect(loadConfig({ ...complete, GITHUB_URL: 'https://gh.example.com/' }).github.webUrl).toBe(
+      'https://gh.example.com',
+    );
+  });
+
+  it('takes the OAuth client id and secret together or not at all', () => {
+    expect(problemsOf({ ...complete, GITHUB_CLIENT_ID: 'Iv23liabc' })).toEqual([
+      "GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: both from the App's settings page, or neither (no console login)",
+    ]);
+    const config = loadConfig({ ...complete, GITHUB_CLIENT_ID: 'Iv23liabc', GITHUB_CLIENT_SECRET: 's' });
+    expect(config.github).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
   });
 });
 

@@ -24,6 +24,8 @@ export interface Config {
     clientId: string | null;
     clientSecret: string | null;
     apiUrl: string;
+    /** GitHub's web root, where the OAuth login pages are (`https://github.com` for github.com). */
+    webUrl: string;
   };
   oidc: { issuer: string; audience: string };
   /** Key material for MACs and for encrypting hook secrets at rest. */
@@ -94,6 +96,10 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'GITHUB_CLIENT_ID', description: "the App's OAuth client id (console login)" },
   { name: 'GITHUB_CLIENT_SECRET', description: "the App's OAuth client secret (console login)" },
   { name: 'GITHUB_API_URL', description: 'GitHub REST base URL (default https://api.github.com)' },
+  {
+    name: 'GITHUB_URL',
+    description: "GitHub's web root for the OAuth login (default: from GITHUB_API_URL)",
+  },
   {
     name: 'ZEKT_OIDC_ISSUER',
     description: 'Actions OIDC issuer (default https://token.actions.githubusercontent.com)',
@@ -253,6 +259,14 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
 
   const apiUrl =
     url('GITHUB_API_URL', 'https://api.github.com', ['http:', 'https:']) ?? 'https://api.github.com';
+  const webUrl = url('GITHUB_URL', githubWebUrlFor(apiUrl), ['http:', 'https:']) ?? githubWebUrlFor(apiUrl);
+  const clientId = value('GITHUB_CLIENT_ID') ?? null;
+  const clientSecret = value('GITHUB_CLIENT_SECRET') ?? null;
+  if ((clientId === null) !== (clientSecret === null)) {
+    problems.push(
+      "GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: both from the App's settings page, or neither (no console login)",
+    );
+  }
   const issuer =
     url('ZEKT_OIDC_ISSUER', 'https://token.actions.githubusercontent.com', ['http:', 'https:']) ??
     'https://token.actions.githubusercontent.com';
@@ -293,9 +307,10 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       appId,
       privateKey: privateKey ?? '',
       webhookSecret: webhookSecret ?? '',
-      clientId: value('GITHUB_CLIENT_ID') ?? null,
-      clientSecret: value('GITHUB_CLIENT_SECRET') ?? null,
+      clientId,
+      clientSecret,
       apiUrl,
+      webUrl,
     },
     oidc: { issuer, audience: value('ZEKT_OIDC_AUDIENCE') ?? 'api://zekt' },
     secret: secret ?? '',
@@ -311,4 +326,17 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * GitHub's web root from its REST base URL: `api.github.com` → `github.com`; GitHub Enterprise
+ * Server (and the simulator) serve REST under `<root>/api/v3`.
+ */
+export function githubWebUrlFor(apiUrl: string): string {
+  const url = new URL(apiUrl);
+  if (url.hostname === 'api.github.com') return 'https://github.com';
+  if (url.hostname.startsWith('api.') && url.hostname.endsWith('.ghe.com')) {
+    return `${url.protocol}//${url.hostname.slice('api.'.length)}`;
+  }
+  return `${url.origin}${url.pathname.replace(/\/api\/v3\/?$/, '').replace(/\/+$/, '')}`;
 }

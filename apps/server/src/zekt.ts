@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
+import { createGitHubOAuth } from './github/github-oauth.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
 import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
@@ -122,6 +123,15 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     logger,
     baseUrl: config.baseUrl,
     github,
+    oauth:
+      config.github.clientId && config.github.clientSecret
+        ? createGitHubOAuth({
+            webUrl: config.github.webUrl,
+            apiUrl: config.github.apiUrl,
+            clientId: config.github.clientId,
+            clientSecret: config.github.clientSecret,
+          })
+        : null,
     oidc: createOidcVerifier({ issuer: config.oidc.issuer, audience: config.oidc.audience }),
     secretBox: createSecretBox(config.secret),
     deliveryTokens,

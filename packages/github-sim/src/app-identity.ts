@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { randomAlphanumeric, randomHex } from './ids.js';
+import { httpUrl } from './redirect-uri.js';
 import type { SimulatedApp } from './types.js';
 
 export interface AppOptions {
@@ -13,6 +14,28 @@ export interface AppOptions {
   webhookSecret?: string;
   webhookUrl?: string | null;
   events?: string[];
+  /**
+   * The App's user authorization callback URLs (GitHub allows up to 10). When set, the OAuth web
+   * flow admits only a `redirect_uri` they allow, and uses the first one when none is given; when
+   * absent, any http(s) `redirect_uri` is accepted.
+   */
+  callbackUrls?: string[];
+}
+
+/** GitHub lets an App register at most 10 callback URLs. */
+const MAX_CALLBACK_URLS = 10;
+
+function validateCallbackUrls(urls: unknown): string[] {
+  if (urls === undefined) return [];
+  if (!Array.isArray(urls) || urls.length > MAX_CALLBACK_URLS) {
+    throw new Error(`app.callbackUrls must be an array of at most ${MAX_CALLBACK_URLS} http(s) URLs`);
+  }
+  for (const url of urls) {
+    if (httpUrl(url) === undefined) {
+      throw new Error(`app.callbackUrls: ${JSON.stringify(url)} is not an absolute http(s) URL`);
+    }
+  }
+  return [...(urls as string[])];
 }
 
 /** The simulated App: its public settings plus the key objects used to verify its JWTs. */
@@ -45,6 +68,7 @@ export function createAppIdentity(options: AppOptions, hookId: number, createdAt
       `app.privateKeyPem must be an RSA key (GitHub Apps sign RS256); got ${privateKey.asymmetricKeyType}`,
     );
   }
+  const callbackUrls = validateCallbackUrls(options.callbackUrls);
   const slug = options.slug ?? 'zekt-dev';
   return {
     id: options.id ?? 1001,
@@ -56,6 +80,7 @@ export function createAppIdentity(options: AppOptions, hookId: number, createdAt
     webhookSecret: options.webhookSecret ?? randomHex(20),
     webhookUrl: options.webhookUrl ?? null,
     events: [...(options.events ?? [])],
+    callbackUrls,
     hookId,
     privateKey,
     publicKey: createPublicKey(privateKey),
@@ -75,6 +100,7 @@ export function toSimulatedApp(app: AppIdentity): SimulatedApp {
     webhookSecret: app.webhookSecret,
     webhookUrl: app.webhookUrl,
     events: [...app.events],
+    callbackUrls: [...app.callbackUrls],
     hookId: app.hookId,
   };
 }

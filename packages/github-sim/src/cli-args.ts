@@ -17,6 +17,7 @@ serve options:
   --webhook-url <url>         where App-level webhooks (installation events, ...) are sent
   --webhook-secret <secret>   the App's webhook secret; generated when absent
   --app-events <a,b>          App-level event subscriptions, e.g. workflow_run
+  --callback-url <url>        a user authorization callback URL for the OAuth web flow (repeatable)
   --allow-private-hook-urls   accept repository hooks on localhost/private addresses (like GHES)
   --oidc-token-lifetime <s>   lifetime of Actions OIDC tokens in seconds (default 300)
 
@@ -49,6 +50,7 @@ export interface ServeCommand {
   webhookUrl: string | undefined;
   webhookSecret: string | undefined;
   appEvents: string[] | undefined;
+  callbackUrls: string[] | undefined;
   allowPrivateHookUrls: boolean;
   oidcTokenLifetimeSeconds: number | undefined;
 }
@@ -95,6 +97,7 @@ function parseServe(args: string[]): ServeCommand {
       'webhook-url': { type: 'string' },
       'webhook-secret': { type: 'string' },
       'app-events': { type: 'string' },
+      'callback-url': { type: 'string', multiple: true },
       'allow-private-hook-urls': { type: 'boolean' },
       'oidc-token-lifetime': { type: 'string' },
     },
@@ -114,6 +117,7 @@ function parseServe(args: string[]): ServeCommand {
       ?.split(',')
       .map((event) => event.trim())
       .filter((event) => event !== ''),
+    callbackUrls: values['callback-url'],
     allowPrivateHookUrls: values['allow-private-hook-urls'] ?? false,
     oidcTokenLifetimeSeconds: integer(values['oidc-token-lifetime'], '--oidc-token-lifetime', 1),
   };

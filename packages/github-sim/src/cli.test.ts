@@ -26,7 +26,18 @@ describe('zekt-github-sim serve', () => {
   it('prints one JSON line with the real port, serves the control API, and exits 0 on SIGTERM', async () => {
     const serving = spawn(
       process.execPath,
-      [cliPath, 'serve', '--port', '0', '--app-id', '4242', '--webhook-secret', 's3'],
+      [
+        cliPath,
+        'serve',
+        '--port',
+        '0',
+        '--app-id',
+        '4242',
+        '--webhook-secret',
+        's3',
+        '--callback-url',
+        'http://127.0.0.1:3000/cb',
+      ],
       {
         stdio: 'pipe',
       },
@@ -44,7 +55,11 @@ describe('zekt-github-sim serve', () => {
     expect(started.url).not.toMatch(/:0$/);
     expect(started.apiUrl).toBe(`${started.url}/api/v3`);
     expect(started.oidcIssuer).toBe(`${started.url}/_services/token`);
-    expect(started.app).toMatchObject({ id: 4242, webhookSecret: 's3' });
+    expect(started.app).toMatchObject({
+      id: 4242,
+      webhookSecret: 's3',
+      callbackUrls: ['http://127.0.0.1:3000/cb'],
+    });
 
     const app = (await (await fetch(`${started.url}/_sim/app`)).json()) as typeof started.app;
     expect(app).toMatchObject({ id: 4242, hookId: started.app.hookId });
@@ -97,6 +112,7 @@ describe('zekt-github-sim serve', () => {
       '--webhook-url',
       '--webhook-secret',
       '--allow-private-hook-urls',
+      '--callback-url',
       '--sim-url',
       '--zekt-url',
       '--event-type',
@@ -128,6 +144,9 @@ describe('parseCli', () => {
       allowPrivateHookUrls: true,
       appEvents: ['workflow_run'],
     });
+    expect(
+      parseCli(['--callback-url', 'http://127.0.0.1:3000/cb', '--callback-url', 'https://zekt.example/cb']),
+    ).toMatchObject({ callbackUrls: ['http://127.0.0.1:3000/cb', 'https://zekt.example/cb'] });
     expect(
       parseCli([
         'run',

@@ -28,6 +28,7 @@ async function serve(command: ServeCommand): Promise<void> {
       ...(command.webhookUrl === undefined ? {} : { webhookUrl: command.webhookUrl }),
       ...(command.webhookSecret === undefined ? {} : { webhookSecret: command.webhookSecret }),
       ...(command.appEvents === undefined ? {} : { events: command.appEvents }),
+      ...(command.callbackUrls === undefined ? {} : { callbackUrls: command.callbackUrls }),
     },
   });
   process.stdout.write(

@@ -23,6 +23,7 @@ export type {
   MessageInput,
   MessageResult,
   MintOidcTokenInput,
+  PrivateUser,
   Repository,
   RerunWorkflowInput,
   RunWorkflowInput,

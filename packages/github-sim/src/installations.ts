@@ -1,4 +1,6 @@
 import { legacyNodeId } from './ids.js';
+import { requireLogin } from './logins.js';
+import { addMembership } from './org-members.js';
 import { installationPayload } from './payloads/installation-payload.js';
 import { repositoryPayload, repositoryRefPayload } from './payloads/repository-payload.js';
 import { userPayload } from './payloads/user-payload.js';
@@ -9,16 +11,6 @@ import type { CreateInstallationInput, InstallationChange, InstallationPermissio
 import { appHookTarget } from './webhook-targets.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
-const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
-
-function requireLogin(login: unknown, what: string): string {
-  if (typeof login !== 'string' || !LOGIN.test(login)) {
-    throw new SimInputError(
-      `${what} must be a GitHub login (letters, digits and inner hyphens); got ${JSON.stringify(login)}`,
-    );
-  }
-  return login;
-}
 
 function validatePermissions(value: unknown): InstallationPermissions {
   if (value === undefined) return { ...DEFAULT_PERMISSIONS };
@@ -175,6 +167,8 @@ export async function createInstallation(
     if (!installation.repositoryIds.includes(repo.id)) installation.repositoryIds.push(repo.id);
   }
   ctx.state.installations.set(installation.id, installation);
+  // Whoever installs the App on an organisation is one of its members (an owner, on GitHub).
+  if (account.type === 'Organization') addMembership(ctx, account, sender);
 
   const delivery = await ctx.webhooks.send(appHookTarget(ctx), 'installation', {
     action: 'created',

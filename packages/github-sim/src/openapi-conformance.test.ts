@@ -9,6 +9,7 @@ import {
   appJwt,
   installationToken,
   manualClock,
+  userAccessToken,
 } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
 import { toJsonSchema } from '../test/support/openapi-schema.js';
@@ -397,6 +398,28 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       await api(sim, 'DELETE', `/repos/acme/provider/hooks/${hookId}`, { authorization: token }),
     );
 
+    // User-token endpoints (the `ghu_` tokens of the OAuth web flow): octocat installed acme's App.
+    const userToken = `Bearer ${await userAccessToken(sim, 'octocat')}`;
+    expectConforms('GET /user', await api(sim, 'GET', '/user', { authorization: userToken }));
+    expectConforms('GET /user', await api(sim, 'GET', '/user'));
+    expectConforms('GET /user', await api(sim, 'GET', '/user', { authorization: 'token ghu_unknown' }));
+    expectConforms('GET /user', await api(sim, 'GET', '/user', { authorization: token }));
+    const userInstallations = 'GET /user/installations';
+    const listed = await api(sim, 'GET', '/user/installations', { authorization: userToken });
+    expect(listed.body).toMatchObject({ total_count: 1, installations: [{ id }] });
+    expectConforms(userInstallations, listed);
+    expectConforms(
+      userInstallations,
+      await api(sim, 'GET', '/user/installations?per_page=1&page=2', { authorization: userToken }),
+    );
+    expectConforms(userInstallations, await api(sim, 'GET', '/user/installations'));
+    expectConforms(
+      userInstallations,
+      await api(sim, 'GET', '/user/installations', { authorization: 'token ghu_unknown' }),
+    );
+    expectConforms(userInstallations, await api(sim, 'GET', '/user/installations', { authorization: token }));
+    expectConforms(userInstallations, await api(sim, 'GET', '/user/installations', { authorization: jwt }));
+
     // Tokens expire: 401 everywhere, still GitHub's body.
     clock.advanceSeconds(3601);
     expectConforms(
@@ -413,7 +436,7 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
 
     // Every implemented operation was exercised with a success and an error status.
     const operations = [...exercised.keys()];
-    expect(operations).toHaveLength(15);
+    expect(operations).toHaveLength(17);
     for (const [operation, statuses] of exercised) {
       const codes = [...statuses].map(Number);
       expect(

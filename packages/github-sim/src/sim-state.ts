@@ -14,6 +14,8 @@ export interface AccountRecord {
   nodeId: string;
   login: string;
   type: 'User' | 'Organization' | 'Bot';
+  /** When the simulator first saw the account: its `created_at`. */
+  createdAt: Date;
 }
 
 export interface RepositoryRecord {
@@ -105,6 +107,30 @@ export interface RunRecord {
   runStartedAt: Date;
 }
 
+/** A one-time code from `/login/oauth/authorize`, exchanged at `/login/oauth/access_token`. */
+export interface AuthorizationCodeRecord {
+  code: string;
+  clientId: string;
+  /** Where the browser was sent with the code. */
+  redirectUri: string;
+  /**
+   * Whether the authorize request named `redirect_uri` (else the App's first callback URL was
+   * used): only then must the exchange repeat it.
+   */
+  redirectUriRequested: boolean;
+  user: AccountRecord;
+  expiresAt: Date;
+}
+
+/** A GitHub App user access token (`ghu_…`) and the refresh token issued with it. */
+export interface UserTokenRecord {
+  token: string;
+  user: AccountRecord;
+  expiresAt: Date;
+  refreshToken: string;
+  refreshTokenExpiresAt: Date;
+}
+
 /** The per-attempt `ACTIONS_ID_TOKEN_REQUEST_TOKEN` of a run, and what its OIDC tokens say. */
 export interface RuntimeTokenRecord {
   token: string;
@@ -122,6 +148,12 @@ export class SimState {
   readonly workflows = new Map<number, WorkflowRecord>();
   readonly runs = new Map<number, RunRecord>();
   readonly runtimeTokens = new Map<string, RuntimeTokenRecord>();
+  /** Organisation account id → ids of its member users. */
+  readonly orgMembers = new Map<number, Set<number>>();
+  readonly authorizationCodes = new Map<string, AuthorizationCodeRecord>();
+  readonly userTokens = new Map<string, UserTokenRecord>();
+  /** Who is signed in to the simulated github.com in "the browser" (`signIn`), if anyone. */
+  signedInUser: AccountRecord | null = null;
   readonly dispatches: DispatchRecord[] = [];
   readonly journal: JournalEntry[] = [];
   readonly deliveries: WebhookDeliveryRecord[] = [];
@@ -147,6 +179,7 @@ export class SimState {
       nodeId: legacyNodeId(type === 'Organization' ? 'Organization' : type === 'Bot' ? 'Bot' : 'User', id),
       login,
       type,
+      createdAt: this.clock.now(),
     };
     this.accounts.set(key, account);
     return account;

@@ -6,6 +6,7 @@ import { ConsumerWorkflows } from './consumer-workflows.js';
 import { FaultInjector } from './faults.js';
 import { apiPlugin } from './http/api-plugin.js';
 import { controlPlugin } from './http/control-routes.js';
+import { OAUTH_PATH, oauthPlugin } from './http/oauth-routes.js';
 import { oidcPlugin } from './http/oidc-routes.js';
 import { createIdSequences } from './ids.js';
 import {
@@ -15,8 +16,10 @@ import {
   removeRepositories,
 } from './installations.js';
 import { Listener } from './listener.js';
+import { userAccount } from './logins.js';
 import { OIDC_ISSUER_PATH, OidcIssuer } from './oidc-issuer.js';
 import { mintOidcToken } from './oidc-tokens.js';
+import { addOrgMember, removeOrgMember } from './org-members.js';
 import { sendRepositoryWebhook } from './repository-webhooks.js';
 import type { SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
@@ -73,6 +76,20 @@ export interface GitHubSimulator {
   addRepositories(installationId: number, names: string[]): Promise<InstallationChange>;
   removeRepositories(installationId: number, fullNames: string[]): Promise<InstallationChange>;
   deleteInstallation(installationId: number): Promise<InstallationChange>;
+  /**
+   * Makes the user a member of the organisation (which must exist, e.g. as an installation's
+   * account), so `GET /user/installations` lists its installation for them. The user is created
+   * when unknown. Whoever installed the App on an organisation is a member from the start.
+   */
+  addOrgMember(org: string, login: string): void;
+  /** Ends the membership: the organisation's installation is no longer listed for the user. */
+  removeOrgMember(org: string, login: string): void;
+  /**
+   * Signs a user in to the simulated github.com "in the browser" (created when unknown), or signs
+   * out with null: `/login/oauth/authorize` then authorizes that user at once, as GitHub does for a
+   * signed-in user who authorized the App before. The authorize URL's `login` parameter wins.
+   */
+  signIn(login: string | null): void;
   runWorkflow(input: RunWorkflowInput): Promise<RunWorkflowResult>;
   rerunWorkflow(repository: string, runId: number, input?: RerunWorkflowInput): Promise<RunWorkflowResult>;
   mintOidcToken(input: MintOidcTokenInput): Promise<string>;
@@ -200,6 +217,11 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     addRepositories: (installationId, names) => addRepositories(ctx, installationId, names),
     removeRepositories: (installationId, fullNames) => removeRepositories(ctx, installationId, fullNames),
     deleteInstallation: (installationId) => deleteInstallation(ctx, installationId),
+    addOrgMember: (org, login) => addOrgMember(ctx, org, login),
+    removeOrgMember: (org, login) => removeOrgMember(ctx, org, login),
+    signIn(login) {
+      state.signedInUser = login === null ? null : userAccount(ctx, login, 'login');
+    },
     runWorkflow: (input) => runWorkflow(ctx, input),
     rerunWorkflow: (repository, runId, input) => rerunWorkflow(ctx, repository, runId, input),
     mintOidcToken: (input) => mintOidcToken(ctx, input),
@@ -278,6 +300,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   });
   await server.register(apiPlugin, { prefix: '/api/v3', ctx });
   await server.register(oidcPlugin, { prefix: OIDC_ISSUER_PATH, ctx });
+  await server.register(oauthPlugin, { prefix: OAUTH_PATH, ctx });
   await server.register(controlPlugin, { prefix: '/_sim', sim });
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: `zekt-github-sim has no route ${request.method} ${request.url}` }),

@@ -30,6 +30,35 @@ export interface SimpleUser {
   site_admin: boolean;
 }
 
+/**
+ * The signed-in user as `GET /user` returns it to a user access token: GitHub's "Private User"
+ * (`user_view_type: 'private'`), with the profile and plan fields.
+ */
+export interface PrivateUser extends Omit<SimpleUser, 'user_view_type'> {
+  user_view_type: 'private';
+  name: string | null;
+  company: string | null;
+  blog: string;
+  location: string | null;
+  email: string | null;
+  hireable: boolean | null;
+  bio: string | null;
+  twitter_username: string | null;
+  public_repos: number;
+  public_gists: number;
+  followers: number;
+  following: number;
+  created_at: string;
+  updated_at: string;
+  private_gists: number;
+  total_private_repos: number;
+  owned_private_repos: number;
+  disk_usage: number;
+  collaborators: number;
+  two_factor_authentication: boolean;
+  plan: { name: string; space: number; collaborators: number; private_repos: number };
+}
+
 /** A repository as GitHub returns it from `GET /installation/repositories` and in webhooks. */
 export interface Repository {
   id: number;
@@ -172,10 +201,12 @@ export type JournalAuth =
   | { kind: 'none' }
   | { kind: 'app'; appId: number }
   | { kind: 'installation'; installationId: number }
+  /** A GitHub App user access token (`ghu_…`) from the OAuth web flow. */
+  | { kind: 'user'; login: string }
   | { kind: 'actions-runtime'; runId: number }
   | { kind: 'rejected'; reason: string };
 
-/** One request the simulator answered on `/api/v3` or the OIDC endpoints. */
+/** One request the simulator answered on `/api/v3`, the OIDC endpoints or `/login/oauth/*`. */
 export interface JournalEntry {
   id: number;
   at: string;
@@ -292,6 +323,8 @@ export interface SimulatedApp {
   webhookUrl: string | null;
   /** App-level event subscriptions besides installation events. */
   events: string[];
+  /** User authorization callback URLs; empty = any http(s) `redirect_uri` is accepted. */
+  callbackUrls: string[];
   /** The App hook's id: the `X-GitHub-Hook-ID` of App-level deliveries. */
   hookId: number;
 }

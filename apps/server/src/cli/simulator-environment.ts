@@ -5,7 +5,7 @@ import type { Environment } from '../config.js';
 export interface SimulatorCoordinates {
   apiUrl: string;
   oidcIssuer: string;
-  app: { id: number; privateKeyPem: string; webhookSecret: string };
+  app: { id: number; privateKeyPem: string; webhookSecret: string; clientId?: string; clientSecret?: string };
 }
 
 /**
@@ -25,6 +25,10 @@ export function environmentForSimulator(
     GITHUB_APP_ID: String(sim.app.id),
     GITHUB_PRIVATE_KEY: sim.app.privateKeyPem,
     GITHUB_WEBHOOK_SECRET: sim.app.webhookSecret,
+    // The console's login runs against the simulator's OAuth pages (GITHUB_URL follows from the API URL).
+    ...(sim.app.clientId && sim.app.clientSecret
+      ? { GITHUB_CLIENT_ID: sim.app.clientId, GITHUB_CLIENT_SECRET: sim.app.clientSecret }
+      : {}),
     GITHUB_API_URL: sim.apiUrl,
     ZEKT_OIDC_ISSUER: sim.oidcIssuer,
     ZEKT_SECRET: randomBytes(32).toString('hex'),

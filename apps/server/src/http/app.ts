@@ -5,12 +5,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDe
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
+import type { GitHubOAuth } from '../github/github-oauth.js';
 import type { OidcVerifier } from '../github/oidc-verifier.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Store } from '../store/store.js';
-import { authenticateApiTokens } from './authenticate.js';
+import { authenticateCallers } from './authenticate.js';
 import { installProblemHandlers } from './problem.js';
+import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
 import { registerConsumerRoutes } from './routes/consumer-api.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
@@ -31,6 +33,8 @@ export interface AppContext {
   logger: Logger;
   baseUrl: string;
   github: GitHubClient;
+  /** GitHub's OAuth web flow for the console login; null when the App's OAuth credentials are not set. */
+  oauth: GitHubOAuth | null;
   oidc: OidcVerifier;
   secretBox: SecretBox;
   deliveryTokens: DeliveryTokens;
@@ -82,6 +86,13 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
             scheme: 'bearer',
             description: 'API token (zkt_…) from `zekt token create`',
           },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'zekt_session',
+            description:
+              'the console session from the GitHub login at /auth/login (`__Host-zekt_session` over https); changes must come with the console Origin',
+          },
           actionsOidc: {
             type: 'http',
             scheme: 'bearer',
@@ -103,9 +114,10 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   registerWebhookRoute(app, context);
   registerEventsReceiveRoute(app, context);
   registerConsumerRoutes(app, context);
+  registerAuthRoutes(app, context);
   await app.register(async (scope) => {
     const api = scope.withTypeProvider<TypeBoxTypeProvider>();
-    authenticateApiTokens(api, context);
+    authenticateCallers(api, { ...context, secureCookies: context.baseUrl.startsWith('https://') });
     registerMeRoutes(api);
     registerRepositoryRoutes(api, context);
     registerServiceRoutes(api, context);

@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 import { hashApiToken, looksLikeApiToken } from '../security/api-tokens.js';
+import { cookieNames, hashSessionValue, looksLikeSessionValue } from '../security/sessions.js';
 import type { AccountRow, UserRow } from '../store/schema.js';
+import { findSessionUser } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { findUserByTokenHash, listMemberAccounts } from '../store/users.js';
+import { readCookie } from './cookies.js';
 import { HttpError } from './problem.js';
 
 /**
@@ -21,34 +24,82 @@ declare module 'fastify' {
   }
 }
 
+/** Management routes accept an API token or a console session cookie. */
+export const MANAGEMENT_SECURITY: Array<Record<string, string[]>> = [
+  { apiToken: [] },
+  { consoleSession: [] },
+];
+
 export function requireCaller(request: FastifyRequest): Caller {
   if (!request.caller)
     throw new HttpError(401, 'unauthenticated', 'send an API token: Authorization: Bearer zkt_…');
   return request.caller;
 }
 
-/** Adds bearer-token authentication to every route of `app` (an encapsulated plugin scope). */
-export function authenticateApiTokens(app: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Adds authentication to every route of `app` (an encapsulated plugin scope): an API token in
+ * `Authorization: Bearer zkt_…` (scripts, the CLI), or else the console's session cookie.
+ *
+ * A cookie is sent by the browser on its own, so a change authenticated by it must prove it comes
+ * from the console's own pages (cross-site request forgery): its `Origin` must be Zekt's, or,
+ * where a browser sends no Origin, `Sec-Fetch-Site: same-origin`. SameSite=Lax already keeps the
+ * cookie off cross-site POSTs in current browsers; this check does not depend on it.
+ */
+export function authenticateCallers(
+  app: FastifyInstance,
+  deps: { store: Store; clock: Clock; baseUrl: string; secureCookies: boolean },
+): void {
+  const origin = new URL(deps.baseUrl).origin;
+  const sessionCookie = cookieNames(deps.secureCookies).session;
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
-    if (!match) {
-      throw new HttpError(
-        401,
-        'unauthenticated',
-        'send an API token: Authorization: Bearer zkt_… (create one with `zekt token create --login <user>`)',
-      );
+    const session = header === undefined ? readCookie(request.headers.cookie, sessionCookie) : undefined;
+    let user: UserRow | undefined;
+    if (session !== undefined) {
+      if (!SAFE_METHODS.has(request.method)) checkSameOrigin(request, origin);
+      user = looksLikeSessionValue(session)
+        ? await findSessionUser(deps.store.db, hashSessionValue(session), deps.clock.now())
+        : undefined;
+      if (!user) {
+        throw new HttpError(
+          401,
+          'session_expired',
+          'your console session has ended: log in again at /auth/login',
+        );
+      }
+    } else {
+      const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+      if (!match) {
+        throw new HttpError(
+          401,
+          'unauthenticated',
+          'send an API token: Authorization: Bearer zkt_… (create one with `zekt token create --login <user>`), or log in to the console at /auth/login',
+        );
+      }
+      const token = match[1]!;
+      user = looksLikeApiToken(token)
+        ? await findUserByTokenHash(deps.store.db, hashApiToken(token))
+        : undefined;
+      if (!user) throw new HttpError(401, 'invalid_token', 'the API token is unknown or revoked');
     }
-    const token = match[1]!;
-    const user = looksLikeApiToken(token)
-      ? await findUserByTokenHash(deps.store.db, hashApiToken(token))
-      : undefined;
-    if (!user) throw new HttpError(401, 'invalid_token', 'the API token is unknown or revoked');
     const accounts = (await listMemberAccounts(deps.store.db, user.user_id)).filter(
       (a) => a.uninstalled_at === null,
     );
     request.caller = { user, accounts };
   });
+}
+
+function checkSameOrigin(request: FastifyRequest, origin: string): void {
+  const sent = request.headers.origin;
+  const fetchSite = request.headers['sec-fetch-site'];
+  if (sent === undefined ? fetchSite === 'same-origin' : sent === origin) return;
+  throw new HttpError(
+    403,
+    'csrf_rejected',
+    `a change made with the console's session cookie must come from the console (Origin ${origin}); scripts use an API token instead`,
+  );
 }
 
 /** The member account with this login, or 404 — also when it exists but the caller is not a member. */

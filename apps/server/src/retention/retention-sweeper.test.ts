@@ -7,8 +7,10 @@ import { insertArchive } from '../store/archives.js';
 import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
 import { finishRouting, insertEvent } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
+import { createSession, findSessionUser } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { getUsage } from '../store/usage.js';
+import { upsertUser } from '../store/users.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { openTempStore } from '../test-support/temp-store.js';
 import { createRetentionSweeper } from './retention-sweeper.js';
@@ -102,7 +104,14 @@ describe('retention sweeper', () => {
   }
 
   const count = async (
-    table: 'deliveries' | 'delivery_attempts' | 'archives' | 'messages' | 'events' | 'webhook_deliveries',
+    table:
+      | 'deliveries'
+      | 'delivery_attempts'
+      | 'archives'
+      | 'messages'
+      | 'events'
+      | 'webhook_deliveries'
+      | 'sessions',
   ) =>
     Number(
       (
@@ -182,5 +191,20 @@ describe('retention sweeper', () => {
     expect((await sweeper.sweep()).webhookDeliveries).toBe(0);
     clock.advance(1);
     expect((await sweeper.sweep()).webhookDeliveries).toBe(1);
+  });
+
+  it('removes console sessions once they expire, and not before', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
+    const user = await upsertUser(store.db, { login: 'alice', githubId: 7 }, T0);
+    await createSession(store.db, { sessionHash: 'h1', userId: user.user_id, expiresAt: T0 + DAY }, T0);
+    clock.set(T0 + DAY - 1);
+    expect((await sweeper.sweep()).sessions).toBe(0);
+    expect((await findSessionUser(store.db, 'h1', clock.now()))?.login).toBe('alice');
+    clock.advance(1);
+    // Expired sessions stop working at once; the sweep only tidies up.
+    expect(await findSessionUser(store.db, 'h1', clock.now())).toBeUndefined();
+    expect((await sweeper.sweep()).sessions).toBe(1);
+    expect(await count('sessions')).toBe(0);
   });
 });

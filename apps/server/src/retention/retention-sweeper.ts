@@ -9,6 +9,7 @@ import {
   deleteOrphanedMessages,
   deleteRoutedMessages,
 } from '../store/retention.js';
+import { deleteExpiredSessions } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
 
@@ -23,6 +24,7 @@ export interface SweepReport {
   orphanedMessages: number;
   routedMessages: number;
   webhookDeliveries: number;
+  sessions: number;
 }
 
 export interface RetentionSweeper {
@@ -78,6 +80,7 @@ export function createRetentionSweeper(options: {
         webhookDeliveries: await drain((trx) =>
           deleteOldWebhookDeliveries(trx, expiryCutoff(now, RETENTION_MS.webhookDeliveries), batch),
         ),
+        sessions: await drain((trx) => deleteExpiredSessions(trx, now, batch)),
       };
       if (Object.values(report).some((n) => n > 0))
         options.logger.info(report, 'retention sweep removed expired rows');

@@ -74,6 +74,14 @@ export interface ApiTokensTable {
   revoked_at: Timestamp | null;
 }
 
+/** A console session (GitHub OAuth login); only the hash of its cookie value is kept. */
+export interface SessionsTable {
+  session_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface WorkflowsTable {
   repository_id: number;
   path: string;
@@ -245,6 +253,7 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   api_tokens: ApiTokensTable;
+  sessions: SessionsTable;
   workflows: WorkflowsTable;
   services: ServicesTable;
   subscriptions: SubscriptionsTable;

@@ -108,3 +108,35 @@ export async function findUserByTokenHash(
     .where('api_tokens.revoked_at', 'is', null)
     .executeTakeFirst();
 }
+
+/**
+ * Makes the user's memberships that come from GitHub (as the installer, or from an earlier login)
+ * exactly the known accounts among `accountIds` — what GitHub listed in `GET /user/installations`
+ * at this login: access gained on GitHub is gained here, access lost on GitHub (left the
+ * organisation, removed from the installation) is lost here. An operator's membership stays.
+ */
+export async function refreshGitHubMemberships(
+  db: Kysely<Database>,
+  userId: string,
+  accountIds: number[],
+  now: number,
+): Promise<void> {
+  const known =
+    accountIds.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('accounts')
+            .select('account_id')
+            .where('account_id', 'in', accountIds)
+            .where('uninstalled_at', 'is', null)
+            .execute()
+        ).map((row) => Number(row.account_id));
+  let stale = db
+    .deleteFrom('memberships')
+    .where('user_id', '=', userId)
+    .where('source', 'in', ['installer', 'oauth']);
+  if (known.length > 0) stale = stale.where('account_id', 'not in', known);
+  await stale.execute();
+  for (const accountId of known) await addMembership(db, userId, accountId, 'oauth', now);
+}

@@ -11,6 +11,7 @@ import { authenticate } from './request-auth.js';
 import { getRequestState } from './request-state.js';
 import { installRequestTracking } from './request-tracking.js';
 import { registerRunRoutes } from './run-routes.js';
+import { registerUserRoutes } from './user-routes.js';
 
 /** Register with `{ prefix: '/api/v3' }`: GitHub's REST API as GitHub Enterprise Server lays it out. */
 export async function apiPlugin(api: FastifyInstance, options: { ctx: SimContext }): Promise<void> {
@@ -51,4 +52,5 @@ export async function apiPlugin(api: FastifyInstance, options: { ctx: SimContext
   registerHookRoutes(api, ctx);
   registerDispatchRoutes(api, ctx);
   registerRunRoutes(api, ctx);
+  registerUserRoutes(api, ctx);
 }

@@ -5,6 +5,7 @@ import { appPayload } from '../payloads/app-payload.js';
 import { installationPayload } from '../payloads/installation-payload.js';
 import { DEFAULT_PERMISSIONS, type SimContext } from '../sim-context.js';
 import { idParam, jsonBody } from './json-body.js';
+import { type PageQuery, paginate } from './pagination.js';
 import { requireApp } from './request-auth.js';
 
 const DOCS = {
@@ -24,13 +25,11 @@ export function registerAppRoutes(api: FastifyInstance, ctx: SimContext): void {
     return appPayload(ctx.app, ctx.appOwner, DEFAULT_PERMISSIONS, liveInstallations().length, ctx.urls);
   });
 
-  api.get<{ Querystring: { per_page?: string; page?: string } }>('/app/installations', async (request) => {
+  api.get<{ Querystring: PageQuery }>('/app/installations', async (request, reply) => {
     await requireApp(ctx, request, DOCS.listInstallations);
-    const perPage = Math.min(100, Math.max(1, Number(request.query.per_page ?? 30) || 30));
-    const page = Math.max(1, Number(request.query.page ?? 1) || 1);
-    return liveInstallations()
-      .slice((page - 1) * perPage, page * perPage)
-      .map((installation) => installationPayload(installation, ctx.app, ctx.urls));
+    return paginate(ctx, request, reply, liveInstallations()).map((installation) =>
+      installationPayload(installation, ctx.app, ctx.urls),
+    );
   });
 
   api.get<{ Params: { installation_id: string } }>('/app/installations/:installation_id', async (request) => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { SimInputError } from '../sim-input-error.js';
+import { SimInputError, SimNotFoundError } from '../sim-input-error.js';
 import type { GitHubSimulator } from '../simulator.js';
 import type {
   ConsumerWorkflowInput,
@@ -33,7 +33,7 @@ function repositoryList(body: unknown, what: string): string[] {
 /**
  * Register with `{ prefix: '/_sim' }`: the simulator's own JSON control API, mirroring the
  * programmatic API for tests that run the simulator as a separate process (and for the CLI).
- * Bad input answers 400 `{ error }`.
+ * Bad input answers 400 `{ error }`; an unknown organisation 404 `{ error }`.
  */
 export async function controlPlugin(
   instance: FastifyInstance,
@@ -42,6 +42,7 @@ export async function controlPlugin(
   const { sim } = options;
 
   instance.setErrorHandler((error, _request, reply) => {
+    if (error instanceof SimNotFoundError) return reply.code(404).send({ error: error.message });
     const code = (error as { code?: unknown }).code;
     if (error instanceof SimInputError || (typeof code === 'string' && code.startsWith('FST_ERR_CTP'))) {
       return reply.code(400).send({ error: (error as Error).message });
@@ -81,6 +82,31 @@ export async function controlPlugin(
   instance.delete<{ Params: { id: string } }>('/installations/:id', async (request) =>
     sim.deleteInstallation(installationId(request.params.id)),
   );
+
+  instance.put<{ Params: { org: string; login: string } }>(
+    '/orgs/:org/members/:login',
+    async (request, reply) => {
+      sim.addOrgMember(request.params.org, request.params.login);
+      return reply.code(204).send();
+    },
+  );
+  instance.delete<{ Params: { org: string; login: string } }>(
+    '/orgs/:org/members/:login',
+    async (request, reply) => {
+      sim.removeOrgMember(request.params.org, request.params.login);
+      return reply.code(204).send();
+    },
+  );
+
+  instance.put('/oauth/signed-in', async (request, reply) => {
+    const body = objectBody(request.body, 'PUT /_sim/oauth/signed-in');
+    const { login } = body;
+    if (!('login' in body) || (login !== null && typeof login !== 'string')) {
+      throw new SimInputError('body must be { "login": "<user>" } or { "login": null } to sign out');
+    }
+    sim.signIn(login);
+    return reply.code(204).send();
+  });
 
   instance.post<{ Params: { owner: string; repo: string } }>(
     '/repos/:owner/:repo/runs',

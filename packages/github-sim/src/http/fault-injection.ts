@@ -13,8 +13,9 @@ import { journalRequest } from './request-tracking.js';
  * GitHub's primary-rate-limit answer names who ran out: `API rate limit exceeded for installation
  * ID 19497584.` (dawidd6/action-download-artifact#163, bobheadxi/deployments#67,
  * KnpLabs/php-github-api#1070, which also shows it comes as a 403); for an App JWT `API rate limit
- * exceeded for app ID …`; for unauthenticated callers `API rate limit exceeded for <ip>. (But
- * here's the good news: …)` with the older documentation URL (rust-lang/rustlings#1208).
+ * exceeded for app ID …`; for a user token `API rate limit exceeded for user ID …`; for
+ * unauthenticated callers `API rate limit exceeded for <ip>. (But here's the good news: …)` with
+ * the older documentation URL (rust-lang/rustlings#1208).
  * The documentation URL of the installation/App case was not found in a captured body; this is the
  * docs page's "About primary rate limits" section.
  */
@@ -62,6 +63,13 @@ function primaryRateLimitMessage(ctx: SimContext, request: FastifyRequest, calle
   if (caller?.kind === 'app') {
     return {
       message: `API rate limit exceeded for app ID ${ctx.app.id}.`,
+      documentationUrl: PRIMARY_RATE_LIMIT_DOCUMENTATION_URL,
+    };
+  }
+  // A user token counts against the user's own limit.
+  if (caller?.kind === 'user') {
+    return {
+      message: `API rate limit exceeded for user ID ${caller.user.id}.`,
       documentationUrl: PRIMARY_RATE_LIMIT_DOCUMENTATION_URL,
     };
   }

@@ -1,6 +1,6 @@
 /**
  * Per-caller hourly request counters behind GitHub's `x-ratelimit-*` headers: 5000 per hour for
- * the App and each installation, 60 for unauthenticated callers.
+ * the App, each installation and each user token's user, 60 for unauthenticated callers.
  * https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api
  * The simulator reports the counters but does not refuse requests when they run out.
  */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { tokenRepositories } from '../installation-tokens.js';
 import { repositoryPayload } from '../payloads/repository-payload.js';
 import type { SimContext } from '../sim-context.js';
+import { type PageQuery, paginate } from './pagination.js';
 import { repositoryForToken, requireInstallation } from './request-auth.js';
 
 const DOCS = {
@@ -12,22 +13,17 @@ const DOCS = {
 
 /** Repositories as an installation sees them. */
 export function registerRepositoryRoutes(api: FastifyInstance, ctx: SimContext): void {
-  api.get<{ Querystring: { per_page?: string; page?: string } }>(
-    '/installation/repositories',
-    async (request) => {
-      const caller = await requireInstallation(ctx, request, DOCS.listRepos);
-      const perPage = Math.min(100, Math.max(1, Number(request.query.per_page ?? 30) || 30));
-      const page = Math.max(1, Number(request.query.page ?? 1) || 1);
-      const repositories = tokenRepositories(ctx, caller.token);
-      return {
-        total_count: repositories.length,
-        repository_selection: 'selected',
-        repositories: repositories
-          .slice((page - 1) * perPage, page * perPage)
-          .map((repo) => repositoryPayload(repo, ctx.urls)),
-      };
-    },
-  );
+  api.get<{ Querystring: PageQuery }>('/installation/repositories', async (request, reply) => {
+    const caller = await requireInstallation(ctx, request, DOCS.listRepos);
+    const repositories = tokenRepositories(ctx, caller.token);
+    return {
+      total_count: repositories.length,
+      repository_selection: 'selected',
+      repositories: paginate(ctx, request, reply, repositories).map((repo) =>
+        repositoryPayload(repo, ctx.urls),
+      ),
+    };
+  });
 
   api.get<{ Params: { owner: string; repo: string } }>('/repos/:owner/:repo', async (request) => {
     const caller = await requireInstallation(ctx, request, DOCS.getRepo);

@@ -11,19 +11,37 @@ import {
 } from '../github-error.js';
 import { grants } from '../installation-tokens.js';
 import type { SimContext } from '../sim-context.js';
-import type { InstallationRecord, InstallationTokenRecord, RepositoryRecord } from '../sim-state.js';
+import type {
+  AccountRecord,
+  InstallationRecord,
+  InstallationTokenRecord,
+  RepositoryRecord,
+  UserTokenRecord,
+} from '../sim-state.js';
+import { liveUserToken } from '../user-tokens.js';
 import { getRequestState } from './request-state.js';
 
 export type Caller =
   | { kind: 'none' }
   | { kind: 'app' }
-  | { kind: 'installation'; token: InstallationTokenRecord; installation: InstallationRecord };
+  | { kind: 'installation'; token: InstallationTokenRecord; installation: InstallationRecord }
+  | { kind: 'user'; token: UserTokenRecord; user: AccountRecord };
 
 export type InstallationCaller = Extract<Caller, { kind: 'installation' }>;
+export type UserCaller = Extract<Caller, { kind: 'user' }>;
+
+/** A live installation token (its installation not deleted), or undefined. */
+function installationCaller(ctx: SimContext, credential: string): InstallationCaller | undefined {
+  const token = ctx.state.installationTokens.get(credential);
+  if (token === undefined || token.expiresAt.getTime() <= ctx.clock.now().getTime()) return undefined;
+  const installation = ctx.state.liveInstallation(token.installationId);
+  return installation === undefined ? undefined : { kind: 'installation', token, installation };
+}
 
 /**
  * Reads `Authorization: Bearer <x>` / `token <x>` like GitHub: a JWT is the App, anything else must
- * be a live installation token. Invalid credentials are rejected here (401), before any route logic.
+ * be a live installation token or user access token. Invalid credentials are rejected here (401),
+ * before any route logic.
  */
 export async function authenticate(ctx: SimContext, request: FastifyRequest): Promise<Caller> {
   const state = getRequestState(request);
@@ -42,15 +60,21 @@ export async function authenticate(ctx: SimContext, request: FastifyRequest): Pr
       }
       return { kind: 'app' };
     }
-    const token = ctx.state.installationTokens.get(credential);
-    if (token === undefined || token.expiresAt.getTime() <= ctx.clock.now().getTime()) throw badCredentials();
-    const installation = ctx.state.liveInstallation(token.installationId);
-    if (installation === undefined) throw badCredentials();
-    if (state !== undefined) {
-      state.auth = { kind: 'installation', installationId: installation.id };
-      state.rateKey = `installation:${installation.id}`;
+    const installation = installationCaller(ctx, credential);
+    if (installation !== undefined) {
+      if (state !== undefined) {
+        state.auth = { kind: 'installation', installationId: installation.installation.id };
+        state.rateKey = `installation:${installation.installation.id}`;
+      }
+      return installation;
     }
-    return { kind: 'installation', token, installation };
+    const userToken = liveUserToken(ctx, credential);
+    if (userToken === undefined) throw badCredentials();
+    if (state !== undefined) {
+      state.auth = { kind: 'user', login: userToken.user.login };
+      state.rateKey = `user:${userToken.user.id}`;
+    }
+    return { kind: 'user', token: userToken, user: userToken.user };
   } catch (error) {
     if (state !== undefined && error instanceof GitHubApiError) {
       state.auth = { kind: 'rejected', reason: error.message };
@@ -67,8 +91,8 @@ export async function requireApp(
 ): Promise<void> {
   const caller = await authenticate(ctx, request);
   if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
-  // An installation token where a JWT is required: GitHub tries to decode it as a JWT.
-  if (caller.kind === 'installation') {
+  // An installation or user token where a JWT is required: GitHub tries to decode it as a JWT.
+  if (caller.kind !== 'app') {
     throw new GitHubApiError(401, 'A JSON web token could not be decoded', GENERIC_DOCUMENTATION_URL);
   }
 }
@@ -81,7 +105,24 @@ export async function requireInstallation(
 ): Promise<InstallationCaller> {
   const caller = await authenticate(ctx, request);
   if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
-  if (caller.kind === 'app') throw notAccessibleByIntegration(documentationUrl);
+  // The App's JWT, or a user token: the simulator's installation endpoints act for installations only.
+  if (caller.kind !== 'installation') throw notAccessibleByIntegration(documentationUrl);
+  return caller;
+}
+
+/**
+ * Endpoints that act for the signed-in user (`/user…`). Any other credential gets 403 with the
+ * endpoint's own message.
+ */
+export async function requireUser(
+  ctx: SimContext,
+  request: FastifyRequest,
+  documentationUrl: string,
+  otherCredentialMessage: string,
+): Promise<UserCaller> {
+  const caller = await authenticate(ctx, request);
+  if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
+  if (caller.kind !== 'user') throw new GitHubApiError(403, otherCredentialMessage, documentationUrl);
   return caller;
 }
 

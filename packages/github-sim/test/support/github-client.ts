@@ -59,6 +59,35 @@ export async function installationToken(
   return (response.body as { token: string }).token;
 }
 
+/**
+ * Runs GitHub's OAuth web flow for `login` over HTTP, as a browser and a backend would (authorize
+ * with the simulator's `login` parameter, then exchange the code), and returns the `ghu_` token.
+ */
+export async function userAccessToken(
+  sim: GitHubSimulator,
+  login: string,
+  redirectUri = sim.app.callbackUrls[0] ?? 'http://127.0.0.1/callback',
+): Promise<string> {
+  const authorizeUrl = new URL(`${sim.url}/login/oauth/authorize`);
+  authorizeUrl.search = new URLSearchParams({
+    client_id: sim.app.clientId,
+    redirect_uri: redirectUri,
+    login,
+  }).toString();
+  const authorized = await fetch(authorizeUrl, { redirect: 'manual' });
+  const code = new URL(authorized.headers.get('location') ?? redirectUri).searchParams.get('code');
+  if (authorized.status !== 302 || code === null)
+    throw new Error(`authorize answered ${authorized.status}: ${await authorized.text()}`);
+  const exchanged = await fetch(`${sim.url}/login/oauth/access_token`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: sim.app.clientId, client_secret: sim.app.clientSecret, code }),
+  });
+  const body = (await exchanged.json()) as { access_token?: string };
+  if (body.access_token === undefined) throw new Error(`code exchange failed: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
 /** A clock a test can move. */
 export function manualClock(start = new Date()) {
   let now = start.getTime();

@@ -17,12 +17,12 @@ import type { SubscriptionRow } from '../../store/schema.js';
 import { getService } from '../../store/services.js';
 import { getSubscription, listSubscriptions } from '../../store/subscriptions.js';
 import type { App, AppContext } from '../app.js';
-import { type Caller, isMemberOf, requireCaller } from '../authenticate.js';
+import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { iso } from '../views.js';
 import { accountLogins, repositoryNames } from './lookups.js';
 
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 
 /** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
 export function registerConnectionRoutes(api: App, context: AppContext): void {

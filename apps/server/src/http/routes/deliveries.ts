@@ -6,11 +6,11 @@ import { listAttempts } from '../../store/deliveries.js';
 import { getDeliveryRecord, listDeliveryRecords } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import type { App, AppContext } from '../app.js';
-import { type Caller, isMemberOf, requireCaller } from '../authenticate.js';
+import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { deliveryRecordView } from '../views.js';
 
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 const MAX_PAGE = 100;
 
 /** A party to a delivery: a member of its provider or its consumer account. */

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { listDirectory } from '../../store/services.js';
 import type { App, AppContext } from '../app.js';
-import { requireCaller } from '../authenticate.js';
+import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { serviceView } from '../views.js';
 import { accountLogins, repositoryNames } from './lookups.js';
 
@@ -13,7 +13,7 @@ export function registerDirectoryRoutes(api: App, context: AppContext): void {
       schema: {
         summary: 'Published services visible to the caller',
         tags: ['services'],
-        security: [{ apiToken: [] }],
+        security: MANAGEMENT_SECURITY,
         querystring: Type.Object({
           q: Type.Optional(Type.String({ maxLength: 200 })),
           tag: Type.Optional(Type.String({ maxLength: 40 })),

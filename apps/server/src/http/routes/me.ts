@@ -1,5 +1,5 @@
 import type { App } from '../app.js';
-import { requireCaller } from '../authenticate.js';
+import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { accountView } from '../views.js';
 
 export function registerMeRoutes(api: App): void {
@@ -9,7 +9,7 @@ export function registerMeRoutes(api: App): void {
       schema: {
         summary: 'The caller and the accounts they may act for',
         tags: ['accounts'],
-        security: [{ apiToken: [] }],
+        security: MANAGEMENT_SECURITY,
       },
     },
     async (request) => {

@@ -7,14 +7,14 @@ import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '
 import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
 import { getWorkflow, listWorkflows, setWhitelisted } from '../../store/workflows.js';
 import type { App, AppContext } from '../app.js';
-import { memberAccount, requireCaller } from '../authenticate.js';
+import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { repositoryView, workflowView } from '../views.js';
 import { memberRepository } from './lookups.js';
 
 const RepoParams = Type.Object({ owner: Type.String(), repo: Type.String() });
 const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 
 /** Provider switch, repository lists and the workflow whitelist. */
 export function registerRepositoryRoutes(api: App, context: AppContext): void {

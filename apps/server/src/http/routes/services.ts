@@ -12,7 +12,13 @@ import {
 } from '../../store/services.js';
 import { getWorkflow } from '../../store/workflows.js';
 import type { App, AppContext } from '../app.js';
-import { type Caller, isMemberOf, memberAccount, requireCaller } from '../authenticate.js';
+import {
+  type Caller,
+  isMemberOf,
+  MANAGEMENT_SECURITY,
+  memberAccount,
+  requireCaller,
+} from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { serviceView } from '../views.js';
 import { memberRepository } from './lookups.js';
@@ -20,7 +26,7 @@ import { memberRepository } from './lookups.js';
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const Visibility = Type.Union([Type.Literal('public'), Type.Literal('organization')]);
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 });
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 
 const CreateService = Type.Object(
   {

@@ -10,12 +10,12 @@ import {
   setSubscriptionStatus,
 } from '../../store/subscriptions.js';
 import type { App, AppContext } from '../app.js';
-import { type Caller, isMemberOf, requireCaller } from '../authenticate.js';
+import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { subscriptionView } from '../views.js';
 import { accountLogins, memberRepository, repositoryNames } from './lookups.js';
 
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 const IdParams = Type.Object({ id: Type.String() });
 
 /**

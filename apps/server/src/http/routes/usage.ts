@@ -3,10 +3,10 @@ import { isUsageMonth, usageMonth } from '../../domain/usage.js';
 import { getUsage } from '../../store/usage.js';
 import { topBlockedWorkflows } from '../../store/workflows.js';
 import type { App, AppContext } from '../app.js';
-import { memberAccount, requireCaller } from '../authenticate.js';
+import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 
-const security = [{ apiToken: [] }];
+const security = MANAGEMENT_SECURITY;
 
 /** Usage counters (SPEC 8) and the provider's blocked-events card. */
 export function registerUsageRoutes(api: App, context: AppContext): void {

@@ -1,5 +1,6 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-initial.js';
+import * as m0002 from './0002-console-sessions.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -15,6 +16,7 @@ interface ZektMigration {
 /** Numbered migrations, applied in order. Append only. */
 const MIGRATIONS: Record<string, ZektMigration> = {
   '0001-initial': m0001,
+  '0002-console-sessions': m0002,
 };
 
 /**
