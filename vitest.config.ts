@@ -14,12 +14,13 @@ const storeSuites = [
   'apps/server/src/retention/**/*.test.ts',
   'apps/server/test/**/*.test.ts',
 ];
-// The CLI's store-independent checks, the dev demo (always SQLite), and the API docs (one writer
-// of the committed OpenAPI snapshot).
+// The CLI's store-independent checks, the dev demo (always SQLite), the API docs (one writer of
+// the committed OpenAPI snapshot) and the console in Chromium (it reads the same API either way).
 const sqliteOnly = [
   'apps/server/test/cli.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/api-docs.test.ts',
+  'apps/server/test/console.test.ts',
 ];
 
 export default defineConfig({

@@ -137,6 +137,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     deliveryTokens,
     appWebhookSecret: config.github.webhookSecret,
     messageGraceMs: config.messageGraceMs,
+    githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
     wakeDispatcher: () => notifier.notify('deliveries'),
   });

@@ -53,6 +53,7 @@ export async function runDev(input: {
       'Zekt is running with a GitHub simulator and a demo.',
       '',
       `  Zekt            ${zektUrl}   (API: ${zektUrl}/api/openapi.json)`,
+      `  Console         ${zektUrl}/   (Log in with GitHub: the simulator lets you pick alice or bob)`,
       `  GitHub sim      ${sim.url}   (REST: ${sim.apiUrl})`,
       '',
       `  Provider        ${demo.provider.account} (user ${demo.provider.user}): ${demo.provider.repository}, workflow ${demo.provider.workflow} whitelisted,`,

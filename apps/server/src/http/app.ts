@@ -14,6 +14,7 @@ import { authenticateCallers } from './authenticate.js';
 import { installProblemHandlers } from './problem.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
+import { registerConsoleRoutes } from './routes/console.js';
 import { registerConsumerRoutes } from './routes/consumer-api.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerDirectoryRoutes } from './routes/directory.js';
@@ -40,6 +41,10 @@ export interface AppContext {
   deliveryTokens: DeliveryTokens;
   appWebhookSecret: string;
   messageGraceMs: number;
+  /** GitHub's web root (the console's login form goes there). */
+  githubWebUrl: string;
+  /** Where the built console is; default apps/console/dist. */
+  consoleDir?: string;
   /** Wakes the router: an event became due. */
   wakeRouter: () => void;
   /** Wakes the dispatcher: a delivery became due (replay). */
@@ -128,5 +133,9 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerConnectionRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerConsoleRoutes(app, {
+    githubWebUrl: context.githubWebUrl,
+    ...(context.consoleDir ? { consoleDir: context.consoleDir } : {}),
+  });
   return app;
 }
