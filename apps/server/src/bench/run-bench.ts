@@ -7,10 +7,11 @@ import { createGitHubSimulator } from 'zekt-github-sim';
 import { DEMO, seedDemo } from '../cli/demo-seed.js';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { loadStoreConfig } from '../config.js';
+import { freePort } from '../free-port.js';
 import { openStore, type Store } from '../store/store.js';
 import { type BenchMeasurements, type BenchReport, judgeBench } from './bench-report.js';
 import { summarizeLatencies } from './latency-summary.js';
-import { freePort, type ServerProcess, startServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
 
 export interface BenchOptions {
   events: number;

@@ -5,11 +5,11 @@ import {
   deleteExpiredArchives,
   deleteExpiredDeliveries,
   deleteExpiredEvents,
+  deleteExpiredSessions,
   deleteOldWebhookDeliveries,
   deleteOrphanedMessages,
   deleteRoutedMessages,
 } from '../store/retention.js';
-import { deleteExpiredSessions } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
 

@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { deriveKey } from './keys.js';
+import { sameSecret } from './same-secret.js';
 
 /**
  * Per-delivery tokens (SPEC 6.1): an HMAC over the delivery id, sent in
@@ -17,10 +18,6 @@ export function createDeliveryTokens(secret: string): DeliveryTokens {
     `zdt_${createHmac('sha256', key).update(deliveryId).digest('base64url')}`;
   return {
     issue,
-    verify(deliveryId, token) {
-      const expected = Buffer.from(issue(deliveryId));
-      const given = Buffer.from(token);
-      return expected.length === given.length && timingSafeEqual(expected, given);
-    },
+    verify: (deliveryId, token) => sameSecret(issue(deliveryId), token),
   };
 }

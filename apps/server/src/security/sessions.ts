@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * Console sessions and the OAuth `state`: random values with 256 bits of entropy. The browser
@@ -21,13 +21,6 @@ export function looksLikeSessionValue(value: string): boolean {
 
 export function generateOAuthState(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** Constant-time equality of two strings (a mismatch in length is still a plain mismatch). */
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**

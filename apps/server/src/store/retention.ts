@@ -6,6 +6,18 @@ import type { Database } from './schema.js';
  * ingestion and dispatch never wait long behind a sweep, however much has expired.
  */
 
+/** Deletes the rows of one batch by key; returns how many keys there were. */
+async function deleteKeys(
+  db: Kysely<Database>,
+  table: keyof Database,
+  key: string,
+  keys: Array<string | number>,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  await sql`delete from ${sql.table(table)} where ${sql.ref(key)} in (${sql.join(keys)})`.execute(db);
+  return keys.length;
+}
+
 /** Deliveries (with their attempts) dispatched before `cutoff`. Returns how many were deleted. */
 export async function deleteExpiredDeliveries(
   db: Kysely<Database>,
@@ -20,10 +32,8 @@ export async function deleteExpiredDeliveries(
       .limit(batch)
       .execute()
   ).map((row) => row.delivery_id);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('delivery_attempts').where('delivery_id', 'in', ids).execute();
-  await db.deleteFrom('deliveries').where('delivery_id', 'in', ids).execute();
-  return ids.length;
+  await deleteKeys(db, 'delivery_attempts', 'delivery_id', ids);
+  return deleteKeys(db, 'deliveries', 'delivery_id', ids);
 }
 
 /** Completion events received before `cutoff`, once no delivery refers to them any more. */
@@ -50,9 +60,7 @@ export async function deleteExpiredEvents(
       .limit(batch)
       .execute()
   ).map((row) => row.event_id);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('events').where('event_id', 'in', ids).execute();
-  return ids.length;
+  return deleteKeys(db, 'events', 'event_id', ids);
 }
 
 /** Archives whose expiry time has passed (strictly). */
@@ -64,9 +72,7 @@ export async function deleteExpiredArchives(
   const ids = (
     await db.selectFrom('archives').select('event_id').where('expires_at', '<', now).limit(batch).execute()
   ).map((row) => row.event_id);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('archives').where('event_id', 'in', ids).execute();
-  return ids.length;
+  return deleteKeys(db, 'archives', 'event_id', ids);
 }
 
 /**
@@ -86,15 +92,12 @@ export async function deleteOrphanedMessages(
     .limit(batch)
     .execute();
   const perAccount = new Map<number, number>();
-  if (rows.length === 0) return perAccount;
-  await db
-    .deleteFrom('messages')
-    .where(
-      'message_id',
-      'in',
-      rows.map((row) => row.message_id),
-    )
-    .execute();
+  await deleteKeys(
+    db,
+    'messages',
+    'message_id',
+    rows.map((row) => row.message_id),
+  );
   for (const row of rows)
     perAccount.set(Number(row.account_id), (perAccount.get(Number(row.account_id)) ?? 0) + 1);
   return perAccount;
@@ -115,9 +118,7 @@ export async function deleteRoutedMessages(
       .limit(batch)
       .execute()
   ).map((row) => row.message_id);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('messages').where('message_id', 'in', ids).execute();
-  return ids.length;
+  return deleteKeys(db, 'messages', 'message_id', ids);
 }
 
 /** Remembered webhook delivery GUIDs older than `cutoff`. */
@@ -134,7 +135,22 @@ export async function deleteOldWebhookDeliveries(
       .limit(batch)
       .execute()
   ).map((row) => row.delivery_guid);
-  if (ids.length === 0) return 0;
-  await db.deleteFrom('webhook_deliveries').where('delivery_guid', 'in', ids).execute();
-  return ids.length;
+  return deleteKeys(db, 'webhook_deliveries', 'delivery_guid', ids);
+}
+
+/** Console sessions that expired at or before `now`. */
+export async function deleteExpiredSessions(
+  db: Kysely<Database>,
+  now: number,
+  batch: number,
+): Promise<number> {
+  const hashes = (
+    await db
+      .selectFrom('sessions')
+      .select('session_hash')
+      .where('expires_at', '<=', now)
+      .limit(batch)
+      .execute()
+  ).map((row) => row.session_hash);
+  return deleteKeys(db, 'sessions', 'session_hash', hashes);
 }

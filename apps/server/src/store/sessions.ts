@@ -37,22 +37,3 @@ export function findSessionUser(
 export async function deleteSession(db: Kysely<Database>, sessionHash: string): Promise<void> {
   await db.deleteFrom('sessions').where('session_hash', '=', sessionHash).execute();
 }
-
-/** One batch of sessions that expired at or before `now`, for the retention sweeper. */
-export async function deleteExpiredSessions(
-  db: Kysely<Database>,
-  now: number,
-  batch: number,
-): Promise<number> {
-  const hashes = (
-    await db
-      .selectFrom('sessions')
-      .select('session_hash')
-      .where('expires_at', '<=', now)
-      .limit(batch)
-      .execute()
-  ).map((row) => row.session_hash);
-  if (hashes.length === 0) return 0;
-  await db.deleteFrom('sessions').where('session_hash', 'in', hashes).execute();
-  return hashes.length;
-}

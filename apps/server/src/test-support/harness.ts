@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -8,20 +7,11 @@ import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { createTokenForLogin } from '../cli/token.js';
 import { loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
+import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
 import { createTestDatabase, TEST_STORE } from './test-database.js';
 
-/** A free TCP port on loopback (the service's base URL must be known before it listens). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+export { freePort } from '../free-port.js';
 
 export interface Harness {
   sim: GitHubSimulator;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { OAuthError } from '../../github/github-oauth.js';
+import { sameSecret } from '../../security/same-secret.js';
 import {
   cookieNames,
   generateOAuthState,
@@ -8,7 +9,6 @@ import {
   looksLikeSessionValue,
   OAUTH_STATE_LIFETIME_MS,
   SESSION_LIFETIME_MS,
-  sameSecret,
 } from '../../security/sessions.js';
 import { createSession, deleteSession } from '../../store/sessions.js';
 import { refreshGitHubMemberships, upsertUser } from '../../store/users.js';

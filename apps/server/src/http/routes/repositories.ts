@@ -7,7 +7,7 @@ import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '
 import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
 import { getWorkflow, listWorkflows, setWhitelisted } from '../../store/workflows.js';
 import type { App, AppContext } from '../app.js';
-import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
+import { type Caller, MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 import { repositoryView, workflowView } from '../views.js';
 import { memberRepository } from './lookups.js';
@@ -35,6 +35,34 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
     },
   );
 
+  /**
+   * The provider switch and the COMPLETION switch are the same operation on a different hook:
+   * place (or remove) Zekt's webhook in the repository, then record the flag.
+   */
+  async function switchHook(
+    caller: Caller,
+    params: { owner: string; repo: string },
+    enabled: boolean,
+    role: HookRole,
+  ) {
+    const { repository, account } = await memberRepository(
+      context.store.db,
+      caller,
+      params.owner,
+      params.repo,
+    );
+    if (enabled) await placeHook(context, account, repository, role);
+    else await removeHook(context, account, repository, role);
+    await setRepositoryFlag(
+      context.store.db,
+      Number(repository.repository_id),
+      role === 'provider' ? 'provider_enabled' : 'completion_enabled',
+      enabled,
+      context.clock.now(),
+    );
+    return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
+  }
+
   api.put(
     '/api/v1/repositories/:owner/:repo/provider',
     {
@@ -46,25 +74,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         body: Enabled,
       },
     },
-    async (request) => {
-      const caller = requireCaller(request);
-      const { repository, account } = await memberRepository(
-        context.store.db,
-        caller,
-        request.params.owner,
-        request.params.repo,
-      );
-      if (request.body.enabled) await placeHook(context, account, repository, 'provider');
-      else await removeHook(context, account, repository, 'provider');
-      await setRepositoryFlag(
-        context.store.db,
-        Number(repository.repository_id),
-        'provider_enabled',
-        request.body.enabled,
-        context.clock.now(),
-      );
-      return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
-    },
+    async (request) => switchHook(requireCaller(request), request.params, request.body.enabled, 'provider'),
   );
 
   api.put(
@@ -79,25 +89,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         body: Enabled,
       },
     },
-    async (request) => {
-      const caller = requireCaller(request);
-      const { repository, account } = await memberRepository(
-        context.store.db,
-        caller,
-        request.params.owner,
-        request.params.repo,
-      );
-      if (request.body.enabled) await placeHook(context, account, repository, 'completion');
-      else await removeHook(context, account, repository, 'completion');
-      await setRepositoryFlag(
-        context.store.db,
-        Number(repository.repository_id),
-        'completion_enabled',
-        request.body.enabled,
-        context.clock.now(),
-      );
-      return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
-    },
+    async (request) => switchHook(requireCaller(request), request.params, request.body.enabled, 'completion'),
   );
 
   api.get(
