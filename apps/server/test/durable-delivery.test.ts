@@ -164,9 +164,9 @@ describe('durable delivery', () => {
     }
     const usage = await h.call('GET', '/api/v1/usage?account=globex', { token: world.consumerToken });
     expect(usage.body.usage[0].counters).toMatchObject({
-      confirm_calls: 3,
-      complete_calls: 2,
-      dispatch_api_calls: 1,
+      confirmCalls: 3,
+      completeCalls: 2,
+      dispatchApiCalls: 1,
     });
   });
 
@@ -321,7 +321,7 @@ describe('durable delivery', () => {
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({
       replayOf: original.deliveryId,
-      retryNumber: 1,
+      retryNumber: 0,
       isReplay: true,
       deliveryStatus: 'Dispatched',
       correlationId: original.correlationId,
@@ -330,7 +330,7 @@ describe('durable delivery', () => {
     expect(resent.deliveryId).toBe(replay.body.deliveryId);
     expect(resent).toMatchObject({
       isReplay: true,
-      retry: 1,
+      retry: 0,
       durable: true,
       correlationId: original.correlationId,
     });

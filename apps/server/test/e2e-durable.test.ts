@@ -123,7 +123,8 @@ describe('durable delivery end to end', () => {
       deliveryStatus: 'Failed',
       consumerWorkflowConclusion: 'failure',
       isFinalized: true,
-      retryNumber: 0,
+      // One failed attempt before GitHub accepted the second: retry 1 (SPEC 5).
+      retryNumber: 1,
       platformResponse: { status: 204 },
     });
     expect(record.attempts.map((a: Body) => [a.status, a.category])).toEqual([
@@ -142,7 +143,7 @@ describe('durable delivery end to end', () => {
     }, 20_000);
     expect(replayed).toMatchObject({
       deliveryStatus: 'Failed',
-      retryNumber: 1,
+      retryNumber: 0,
       isReplay: true,
       replayOf: record.deliveryId,
     });
@@ -182,6 +183,8 @@ describe('durable delivery end to end', () => {
       deliveryId,
       deliveryStatus: 'Completed',
     });
-    expect(await cli(['replay', deliveryId])).toMatch(/^replayed as delivery-\S+ \(retry 1\)\n$/);
+    expect(await cli(['replay', deliveryId])).toMatch(
+      new RegExp(`^replayed as delivery-\\S+ \\(replay of ${deliveryId}\\)\\n$`),
+    );
   });
 });

@@ -255,6 +255,8 @@ describe('management API', () => {
       ['GET', '/api/v1/usage', '/api/v1/usage?account=acme'],
       ['GET', '/api/v1/blocked', '/api/v1/blocked?account=acme'],
       ['GET', '/api/v1/deliveries/{deliveryId}', `/api/v1/deliveries/${deliveryId}`],
+      ['GET', '/api/v1/deliveries/{deliveryId}/payload', `/api/v1/deliveries/${deliveryId}/payload`],
+      ['GET', '/api/v1/connections/{id}/history', `/api/v1/connections/${sub}/history`],
       ['POST', '/api/replay/{deliveryId}', `/api/replay/${deliveryId}`],
       ['GET', '/api/connections/{id}/diagnostics', `/api/connections/${sub}/diagnostics`],
     ];

@@ -118,9 +118,9 @@ describe('routing pipeline', () => {
 
     const usage = await h.call('GET', '/api/v1/usage?account=acme', { token: world.providerToken });
     expect(usage.body.usage[0].counters).toMatchObject({
-      events_received: 1,
-      events_blocked: 1,
-      messages_received: 1,
+      eventsReceived: 1,
+      eventsBlocked: 1,
+      messagesReceived: 1,
     });
     const blocked = await h.call('GET', '/api/v1/blocked?account=acme', { token: world.providerToken });
     expect(blocked.body).toMatchObject({
@@ -153,7 +153,7 @@ describe('routing pipeline', () => {
     // GitHub records the dispatch before Zekt has read its answer and counted the call.
     const calls = await eventually(async () => {
       const usage = await h.call('GET', '/api/v1/usage?account=globex', { token: world.consumerToken });
-      const n = usage.body.usage[0].counters.dispatch_api_calls as number;
+      const n = usage.body.usage[0].counters.dispatchApiCalls as number;
       return n >= 2 ? n : undefined;
     });
     expect(calls).toBe(2);

@@ -59,7 +59,11 @@ describe('durable dispatch retries', () => {
     expect(record).toMatchObject({
       deliveryStatus: 'Dispatched',
       dispatch: { state: 'accepted', attempts: 7 },
+      // Six failed attempts before the one GitHub accepted (SPEC 5), and the payload said so.
+      retryNumber: 6,
     });
+    const sent = h.sim.dispatches({ repository: 'globex/app' });
+    expect(sent.map((d) => (d.clientPayload as { zekt: { retry: number } }).zekt.retry)).toEqual([6]);
     expect(
       record.attempts.map((a: { category: string | null; status: number | null }) => [a.status, a.category]),
     ).toEqual([

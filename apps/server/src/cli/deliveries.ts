@@ -64,5 +64,5 @@ export async function showDelivery(command: DeliveriesCommand, deliveryId: strin
 
 export async function replay(command: DeliveriesCommand, deliveryId: string): Promise<void> {
   const body = await call(command, 'POST', `/api/replay/${encodeURIComponent(deliveryId)}`);
-  command.write(`replayed as ${String(body.deliveryId)} (retry ${String(body.retryNumber)})\n`);
+  command.write(`replayed as ${String(body.deliveryId)} (replay of ${String(body.replayOf)})\n`);
 }

@@ -222,6 +222,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             headers: failure.headers,
             at: new Date(now).toISOString(),
           });
+    // The retry number counts failed attempts (SPEC 5): the one GitHub accepts keeps it.
+    const retryNumber = row.retry_number + 1;
     const update: DeliveryUpdate =
       retryAt === null
         ? {
@@ -230,9 +232,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             next_attempt_at: null,
             failure_reason: failureReason(row, failure, permanent),
             slot_reserved: false,
+            retry_number: retryNumber,
             updated_at: now,
           }
-        : { next_attempt_at: retryAt, slot_reserved: false, updated_at: now };
+        : { next_attempt_at: retryAt, slot_reserved: false, retry_number: retryNumber, updated_at: now };
     if (platformResponse !== undefined) update.platform_response = platformResponse;
     await finish(
       row,
@@ -275,7 +278,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         update,
       });
       if (ok && calledGitHub) {
-        await countUsage(trx, Number(row.consumer_account_id), 'dispatch_api_calls', clock.now());
+        await countUsage(trx, Number(row.consumer_account_id), 'dispatchApiCalls', clock.now());
       }
       return ok;
     });

@@ -7,8 +7,8 @@ import type { Store } from '../store/store.js';
 
 /**
  * Replay (SPEC 7; the seed's section 3): a new delivery of the archived payload, non-destructive.
- * The new record has its own id, `retryNumber` = original + 1 and `replayOf`; the original keeps its
- * state and gains `replayedBy`. The dispatcher sends it with `isReplay: true`.
+ * The new record has its own id, its own `retryNumber` from 0 (a replay is not a retry) and
+ * `replayOf`; the original keeps its state and gains `replayedBy`. The dispatcher sends it with `isReplay: true`.
  */
 export type ReplayResult =
   | { outcome: 'not_found' }
@@ -42,7 +42,6 @@ export async function replayDelivery(
           runAttempt: original.run_attempt,
           eventType: original.event_type,
           durable: Boolean(original.durable),
-          retryNumber: original.retry_number + 1,
           replayOf: original.delivery_id,
         },
         now,

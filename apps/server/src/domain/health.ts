@@ -12,6 +12,14 @@ export type Health = 'Healthy' | 'Warning' | 'Critical';
 
 export const HEALTH_WINDOW_MS = 24 * 3_600_000;
 export const RECENT_ACTIVITY_MS = 7 * 24 * 3_600_000;
+/** Healthy at or above this success rate (percent), Warning from WARNING_PERCENT up to it, else Critical. */
+export const HEALTHY_PERCENT = 98;
+export const WARNING_PERCENT = 90;
+
+/** Percentage with two decimals, rounded down (97.999 % is not 98 %); null without deliveries. */
+export function successRate(total: number, succeeded: number): number | null {
+  return total === 0 ? null : Math.floor((succeeded * 10_000) / total) / 100;
+}
 
 export interface HealthInput {
   /** Deliveries in the last 24 h, and how many of them succeeded. */
@@ -33,12 +41,12 @@ export interface HealthReport {
 export function connectionHealth(input: HealthInput): HealthReport {
   const recentActivity = input.lastEventAt !== null && input.now - input.lastEventAt <= RECENT_ACTIVITY_MS;
   if (input.lastEventAt === null) return { health: 'Healthy', successRate: null, recentActivity };
-  const successRate = input.total === 0 ? null : Math.floor((input.succeeded * 10_000) / input.total) / 100;
+  const rate = successRate(input.total, input.succeeded);
   // Compare in integers: 97.99 % must not round up to 98 %.
-  if (input.total > 0 && input.succeeded * 100 < 90 * input.total)
-    return { health: 'Critical', successRate, recentActivity };
-  if (input.total > 0 && input.succeeded * 100 < 98 * input.total)
-    return { health: 'Warning', successRate, recentActivity };
-  if (!recentActivity) return { health: 'Warning', successRate, recentActivity };
-  return { health: 'Healthy', successRate, recentActivity };
+  if (input.total > 0 && input.succeeded * 100 < WARNING_PERCENT * input.total)
+    return { health: 'Critical', successRate: rate, recentActivity };
+  if (input.total > 0 && input.succeeded * 100 < HEALTHY_PERCENT * input.total)
+    return { health: 'Warning', successRate: rate, recentActivity };
+  if (!recentActivity) return { health: 'Warning', successRate: rate, recentActivity };
+  return { health: 'Healthy', successRate: rate, recentActivity };
 }

@@ -5,14 +5,14 @@
  * installation), webhook deliveries to the account whose hook received them.
  */
 export const USAGE_COUNTERS = [
-  'events_received',
-  'events_blocked',
-  'messages_received',
-  'messages_orphaned',
-  'dispatch_api_calls',
-  'webhook_deliveries_received',
-  'confirm_calls',
-  'complete_calls',
+  'eventsReceived',
+  'eventsBlocked',
+  'messagesReceived',
+  'messagesOrphaned',
+  'dispatchApiCalls',
+  'webhookDeliveriesReceived',
+  'confirmCalls',
+  'completeCalls',
 ] as const;
 export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 
@@ -20,6 +20,23 @@ export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 export function usageMonth(atMs: number): string {
   const date = new Date(atMs);
   return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** @example usageDay(Date.UTC(2026, 10, 20, 13)) // '2026-11-20' */
+export function usageDay(atMs: number): string {
+  return new Date(atMs).toISOString().slice(0, 10);
+}
+
+/** The days of `month` up to and including `today`'s day (all of them for a past month), oldest first. */
+export function daysOfMonth(month: string, nowMs: number): string[] {
+  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
+  const days: string[] = [];
+  for (let day = 1; ; day++) {
+    const at = Date.UTC(year, monthNumber - 1, day);
+    if (new Date(at).getUTCMonth() !== monthNumber - 1 || at > nowMs) break;
+    days.push(usageDay(at));
+  }
+  return days;
 }
 
 export function isUsageMonth(value: string): boolean {

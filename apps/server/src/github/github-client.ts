@@ -80,6 +80,11 @@ export interface GitHubClient {
     repo: string;
     hookId: number;
   }): Promise<void>;
+  /**
+   * Where people install the App on an account (`<html_url>/installations/new`, from `GET /app`),
+   * or null when GitHub cannot be asked. Read once, then remembered.
+   */
+  appInstallUrl(): Promise<string | null>;
 }
 
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
@@ -92,7 +97,21 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     }),
   });
 
+  let installUrl: Promise<string | null> | undefined;
+
   return {
+    appInstallUrl() {
+      installUrl ??= app.octokit
+        .request('GET /app')
+        .then((response) => (response.data ? `${response.data.html_url}/installations/new` : null))
+        .catch(() => {
+          // Ask again next time: GitHub may be back.
+          installUrl = undefined;
+          return null;
+        });
+      return installUrl;
+    },
+
     async dispatch(input) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);

@@ -19,16 +19,10 @@ export async function verifyActionsToken(
     return await context.oidc.verify(token);
   } catch (error) {
     if (error instanceof OidcTokenError) {
-      throw new HttpError(401, 'invalid_token', error.message, { reason: error.reason });
+      throw new HttpError('invalid_token', error.message, { reason: error.reason });
     }
     if (error instanceof OidcUnavailableError) {
-      throw new HttpError(
-        503,
-        'oidc_unavailable',
-        `${error.message}; try again shortly`,
-        {},
-        { cause: error },
-      );
+      throw new HttpError('oidc_unavailable', `${error.message}; try again shortly`, {}, { cause: error });
     }
     throw error;
   }

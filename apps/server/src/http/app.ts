@@ -123,7 +123,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   await app.register(async (scope) => {
     const api = scope.withTypeProvider<TypeBoxTypeProvider>();
     authenticateCallers(api, { ...context, secureCookies: context.baseUrl.startsWith('https://') });
-    registerMeRoutes(api);
+    registerMeRoutes(api, context);
     registerRepositoryRoutes(api, context);
     registerServiceRoutes(api, context);
     registerDirectoryRoutes(api, context);

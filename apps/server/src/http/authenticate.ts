@@ -32,7 +32,7 @@ export const MANAGEMENT_SECURITY: Array<Record<string, string[]>> = [
 
 export function requireCaller(request: FastifyRequest): Caller {
   if (!request.caller)
-    throw new HttpError(401, 'unauthenticated', 'send an API token: Authorization: Bearer zkt_…');
+    throw new HttpError('unauthenticated', 'send an API token: Authorization: Bearer zkt_…');
   return request.caller;
 }
 
@@ -63,17 +63,12 @@ export function authenticateCallers(
         ? await findSessionUser(deps.store.db, hashSessionValue(session), deps.clock.now())
         : undefined;
       if (!user) {
-        throw new HttpError(
-          401,
-          'session_expired',
-          'your console session has ended: log in again at /auth/login',
-        );
+        throw new HttpError('session_expired', 'your console session has ended: log in again at /auth/login');
       }
     } else {
       const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
       if (!match) {
         throw new HttpError(
-          401,
           'unauthenticated',
           'send an API token: Authorization: Bearer zkt_… (create one with `zekt token create --login <user>`), or log in to the console at /auth/login',
         );
@@ -82,7 +77,7 @@ export function authenticateCallers(
       user = looksLikeApiToken(token)
         ? await findUserByTokenHash(deps.store.db, hashApiToken(token))
         : undefined;
-      if (!user) throw new HttpError(401, 'invalid_token', 'the API token is unknown or revoked');
+      if (!user) throw new HttpError('invalid_token', 'the API token is unknown or revoked');
     }
     const accounts = (await listMemberAccounts(deps.store.db, user.user_id)).filter(
       (a) => a.uninstalled_at === null,
@@ -96,7 +91,6 @@ function checkSameOrigin(request: FastifyRequest, origin: string): void {
   const fetchSite = request.headers['sec-fetch-site'];
   if (sent === undefined ? fetchSite === 'same-origin' : sent === origin) return;
   throw new HttpError(
-    403,
     'csrf_rejected',
     `a change made with the console's session cookie must come from the console (Origin ${origin}); scripts use an API token instead`,
   );
@@ -105,7 +99,7 @@ function checkSameOrigin(request: FastifyRequest, origin: string): void {
 /** The member account with this login, or 404 — also when it exists but the caller is not a member. */
 export function memberAccount(caller: Caller, login: string): AccountRow {
   const account = caller.accounts.find((a) => a.login.toLowerCase() === login.toLowerCase());
-  if (!account) throw new HttpError(404, 'account_not_found', `no account ${login} that you are a member of`);
+  if (!account) throw new HttpError('account_not_found', `no account ${login} that you are a member of`);
   return account;
 }
 

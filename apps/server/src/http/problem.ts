@@ -1,55 +1,41 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isStoreUnavailable } from '../store/store-errors.js';
 
+import { PROBLEMS, type ProblemCode } from './problem-codes.js';
+
 /**
  * Every error Zekt answers is `application/problem+json` (RFC 9457) with a stable `code` clients
- * can branch on. The `detail` tells the caller how to fix the problem.
+ * can branch on (problem-codes.ts has them all). The `detail` tells the caller how to fix the problem.
  */
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ProblemCode;
   [extension: string]: unknown;
 }
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
 
 export const PROBLEM_TYPE_BASE = 'https://zekt.dev/problems/';
 
 /** The one HTTP error type. Throw it from a handler; the error handler renders it. */
 export class HttpError extends Error {
   override readonly name = 'HttpError';
+  readonly status: number;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ProblemCode,
     readonly detail: string,
     readonly extensions: Record<string, unknown> = {},
     options?: { cause?: unknown },
   ) {
     super(detail, options);
+    this.status = PROBLEMS[code].status;
   }
 
   toProblem(): Problem {
     return {
       type: PROBLEM_TYPE_BASE + this.code,
-      title: TITLES[this.status] ?? 'Error',
+      title: PROBLEMS[this.code].title,
       status: this.status,
       detail: this.detail,
       code: this.code,
@@ -81,7 +67,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
-      new HttpError(404, 'route_not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
+      new HttpError('route_not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
     ),
   );
 }
@@ -90,7 +76,6 @@ export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (isStoreUnavailable(error)) {
     return new HttpError(
-      503,
       'store_unavailable',
       'the database is unavailable; try again shortly',
       {},
@@ -103,19 +88,18 @@ export function toHttpError(error: unknown): HttpError {
   };
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new HttpError(413, 'payload_too_large', 'the request body is larger than this endpoint accepts');
+      return new HttpError('payload_too_large', 'the request body is larger than this endpoint accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+      return new HttpError('unsupported_media_type', 'send the body as application/json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new HttpError(400, 'malformed_json', 'the request body is empty; send a JSON document');
+      return new HttpError('malformed_json', 'the request body is empty; send a JSON document');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new HttpError(
-        400,
         'malformed_json',
         `the request body is not valid JSON: ${fastifyError.message ?? ''}`,
       );
     case 'FST_ERR_VALIDATION':
-      return new HttpError(400, 'invalid_request', validationDetail(fastifyError));
+      return new HttpError('invalid_request', validationDetail(fastifyError));
     default:
       break;
   }
@@ -124,7 +108,6 @@ export function toHttpError(error: unknown): HttpError {
     (fastifyError.statusCode === 400 && /JSON/i.test(fastifyError.message ?? ''))
   ) {
     return new HttpError(
-      400,
       'malformed_json',
       `the request body is not valid JSON: ${fastifyError.message ?? ''}`,
     );
@@ -134,14 +117,10 @@ export function toHttpError(error: unknown): HttpError {
     fastifyError.statusCode >= 400 &&
     fastifyError.statusCode < 500
   ) {
-    return new HttpError(
-      fastifyError.statusCode,
-      'invalid_request',
-      fastifyError.message ?? 'the request is invalid',
-    );
+    // Fastify's other client errors (a bad Content-Length, …) are all problems with the request.
+    return new HttpError('invalid_request', fastifyError.message ?? 'the request is invalid');
   }
   return new HttpError(
-    500,
     'internal_error',
     'something went wrong on our side; it has been logged',
     {},

@@ -9,6 +9,15 @@ import type {
   WorkflowRow,
 } from '../store/schema.js';
 import { parseTags } from '../store/services.js';
+import type {
+  AccountView,
+  AttemptView,
+  DeliveryRecordView,
+  RepositoryView,
+  ServiceView,
+  SubscriptionView,
+  WorkflowView,
+} from './api-schemas.js';
 
 /**
  * JSON shapes of the management API (camelCase, ISO-8601 times). Rows never leave the server as
@@ -17,7 +26,10 @@ import { parseTags } from '../store/services.js';
 export const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 
-export function accountView(account: AccountRow) {
+/** A time that is always set. */
+export const isoAt = (ms: number): string => new Date(Number(ms)).toISOString();
+
+export function accountView(account: AccountRow): AccountView {
   return {
     id: Number(account.account_id),
     login: account.login,
@@ -27,7 +39,7 @@ export function accountView(account: AccountRow) {
   };
 }
 
-export function repositoryView(repository: RepositoryRow) {
+export function repositoryView(repository: RepositoryRow): RepositoryView {
   return {
     id: Number(repository.repository_id),
     fullName: repository.full_name,
@@ -37,7 +49,7 @@ export function repositoryView(repository: RepositoryRow) {
   };
 }
 
-export function workflowView(workflow: WorkflowRow) {
+export function workflowView(workflow: WorkflowRow): WorkflowView {
   return {
     file: workflowFileName(workflow.path),
     path: workflow.path,
@@ -49,7 +61,10 @@ export function workflowView(workflow: WorkflowRow) {
   };
 }
 
-export function serviceView(service: ServiceRow, names: { provider: string; repository: string }) {
+export function serviceView(
+  service: ServiceRow,
+  names: { provider: string; repository: string },
+): ServiceView {
   return {
     id: service.service_id,
     provider: names.provider,
@@ -62,8 +77,8 @@ export function serviceView(service: ServiceRow, names: { provider: string; repo
     tags: parseTags(service.tags),
     visibility: service.visibility,
     published: Boolean(service.published),
-    createdAt: iso(service.created_at),
-    updatedAt: iso(service.updated_at),
+    createdAt: isoAt(service.created_at),
+    updatedAt: isoAt(service.updated_at),
   };
 }
 
@@ -75,8 +90,9 @@ export function subscriptionView(
     providerRepository: string;
     consumer: string;
     consumerRepository: string;
+    completionTracking: boolean;
   },
-) {
+): SubscriptionView {
   return {
     id: subscription.subscription_id,
     status: subscription.status,
@@ -89,7 +105,8 @@ export function subscriptionView(
     },
     consumer: { account: names.consumer, repository: names.consumerRepository },
     deliversTo: names.consumerRepository,
-    requestedAt: iso(subscription.requested_at),
+    completionTracking: names.completionTracking,
+    requestedAt: isoAt(subscription.requested_at),
     decidedAt: iso(subscription.decided_at),
   };
 }
@@ -98,14 +115,17 @@ export function subscriptionView(
  * A delivery record as SPEC 5 lists its fields (camelCase, ISO times). `attempts` is included when
  * the caller loaded them (single-record views); lists leave it out.
  */
-export function deliveryRecordView(row: DeliveryRecordRow, attempts?: DeliveryAttemptRow[]) {
+export function deliveryRecordView(
+  row: DeliveryRecordRow,
+  attempts?: DeliveryAttemptRow[],
+): DeliveryRecordView {
   return {
     deliveryId: row.delivery_id,
     correlationId: row.correlation_id,
     connectionId: row.subscription_id,
     deliveryStatus: row.status,
     durable: Boolean(row.durable),
-    dispatchedAt: iso(row.dispatched_at),
+    dispatchedAt: isoAt(row.dispatched_at),
     confirmedAt: iso(row.confirmed_at),
     completedAt: iso(row.completed_at),
     consumerWorkflowConclusion: row.consumer_conclusion,
@@ -119,6 +139,7 @@ export function deliveryRecordView(row: DeliveryRecordRow, attempts?: DeliveryAt
       workflow: row.workflow_path,
       runId: row.correlation_id,
       runAttempt: row.run_attempt,
+      runUrl: runUrl(row.run_summary),
     },
     consumer: { account: row.consumer_login, repository: row.consumer_repository },
     eventType: row.event_type,
@@ -128,7 +149,10 @@ export function deliveryRecordView(row: DeliveryRecordRow, attempts?: DeliveryAt
       nextAttemptAt: row.dispatch_state === 'pending' ? iso(row.next_attempt_at) : null,
       payloadByReference: Boolean(row.payload_by_reference),
     },
-    platformResponse: row.platform_response === null ? null : (JSON.parse(row.platform_response) as unknown),
+    platformResponse:
+      row.platform_response === null
+        ? null
+        : (JSON.parse(row.platform_response) as DeliveryRecordView['platformResponse']),
     ...(attempts === undefined ? {} : { attempts: attempts.map(attemptView) }),
     ...(row.replayed_by === null ? {} : { replayedBy: row.replayed_by }),
     ...(row.replay_of === null ? {} : { replayOf: row.replay_of }),
@@ -136,10 +160,17 @@ export function deliveryRecordView(row: DeliveryRecordRow, attempts?: DeliveryAt
   };
 }
 
-export function attemptView(attempt: DeliveryAttemptRow) {
+/** The provider run's page, from the summary kept at ingestion. */
+function runUrl(summary: string | null): string | null {
+  if (summary === null) return null;
+  const parsed = JSON.parse(summary) as { htmlUrl?: unknown };
+  return typeof parsed.htmlUrl === 'string' ? parsed.htmlUrl : null;
+}
+
+export function attemptView(attempt: DeliveryAttemptRow): AttemptView {
   return {
     number: attempt.number,
-    at: iso(attempt.started_at),
+    at: isoAt(attempt.started_at),
     durationMs: attempt.duration_ms,
     outcome: attempt.outcome,
     status: attempt.status_code,

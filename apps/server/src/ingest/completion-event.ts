@@ -46,7 +46,7 @@ export async function storeCompletionEvent(
       return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
     }
     const accountId = Number(repository.account_id);
-    await countUsage(trx, accountId, 'webhook_deliveries_received', now);
+    await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
     await recordWorkflowSeen(
       trx,
       { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
@@ -70,7 +70,7 @@ export async function storeCompletionEvent(
         detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
       };
     }
-    await countUsage(trx, accountId, 'events_received', now);
+    await countUsage(trx, accountId, 'eventsReceived', now);
     return { outcome: 'accepted', eventId };
   });
   if (outcome.outcome === 'accepted') options.onEventStored();

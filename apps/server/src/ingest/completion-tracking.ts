@@ -52,7 +52,7 @@ export async function trackConsumerRun(
   const fresh = await options.store.transaction(async (trx) => {
     if (!(await recordWebhookDelivery(trx, delivery, now))) return false;
     const repository = await getRepository(trx, repositoryId);
-    if (repository) await countUsage(trx, Number(repository.account_id), 'webhook_deliveries_received', now);
+    if (repository) await countUsage(trx, Number(repository.account_id), 'webhookDeliveriesReceived', now);
     return true;
   });
   if (!fresh) return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };

@@ -72,7 +72,7 @@ export async function applyInstallationEvent(
               await addMembership(trx, user.user_id, account.id, 'installer', now);
             }
           }
-          await countUsage(trx, account.id, 'webhook_deliveries_received', now);
+          await countUsage(trx, account.id, 'webhookDeliveriesReceived', now);
           return { outcome: 'applied', detail: `installation ${action}` };
         }
         case 'deleted':
@@ -100,7 +100,7 @@ export async function applyInstallationEvent(
     } else {
       return { outcome: 'ignored', detail: `installation_repositories.${action} needs no action` };
     }
-    await countUsage(trx, known.account_id, 'webhook_deliveries_received', now);
+    await countUsage(trx, known.account_id, 'webhookDeliveriesReceived', now);
     return { outcome: 'applied', detail: `repositories ${action}` };
   });
 }
@@ -113,7 +113,7 @@ async function countAndApply(
 ): Promise<void> {
   const account = await getAccountByInstallation(trx, installationId);
   await apply();
-  if (account) await countUsage(trx, account.account_id, 'webhook_deliveries_received', now);
+  if (account) await countUsage(trx, account.account_id, 'webhookDeliveriesReceived', now);
 }
 
 function readRepositories(value: unknown): InstalledRepository[] {

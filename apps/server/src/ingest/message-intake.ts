@@ -31,7 +31,7 @@ export interface MessageBody {
 }
 
 export type MessageOutcome =
-  | { outcome: 'invalid'; code: string; detail: string }
+  | { outcome: 'invalid'; code: 'invalid_event_type' | 'invalid_payload'; detail: string }
   | { outcome: 'too_large'; detail: string }
   | { outcome: 'forbidden'; detail: string }
   | { outcome: 'not_enabled'; detail: string }
@@ -136,7 +136,7 @@ export async function receiveMessage(
       );
       const event = await lockEventByRunKey(trx, options.store.dialect, runKey);
       if (event && event.route_status !== 'pending') throw new RunAlreadyRouted();
-      await countUsage(trx, Number(repository.account_id), 'messages_received', now);
+      await countUsage(trx, Number(repository.account_id), 'messagesReceived', now);
       let wake = false;
       if (event && event.route_after > now) {
         // The event was waiting for this message (grace period): route it now.

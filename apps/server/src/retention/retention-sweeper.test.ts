@@ -179,8 +179,8 @@ describe('retention sweeper', () => {
     clock.advance(1);
     expect((await sweeper.sweep()).orphanedMessages).toBe(4);
     expect(await count('messages')).toBe(1);
-    expect((await getUsage(store.db, 1, '2026-01')).messages_orphaned).toBe(3);
-    expect((await getUsage(store.db, 2, '2026-01')).messages_orphaned).toBe(1);
+    expect((await getUsage(store.db, 1, '2026-01')).counters.messagesOrphaned).toBe(3);
+    expect((await getUsage(store.db, 2, '2026-01')).counters.messagesOrphaned).toBe(1);
   });
 
   it('forgets webhook delivery GUIDs after 30 days', async () => {

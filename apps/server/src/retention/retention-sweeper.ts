@@ -69,7 +69,7 @@ export function createRetentionSweeper(options: {
           );
           let deleted = 0;
           for (const [accountId, count] of perAccount) {
-            await countUsage(trx, accountId, 'messages_orphaned', now, count);
+            await countUsage(trx, accountId, 'messagesOrphaned', now, count);
             deleted += count;
           }
           return deleted;

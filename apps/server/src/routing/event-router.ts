@@ -69,7 +69,7 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
 
       if (decision.outcome === 'blocked') {
         await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
-        await countUsage(trx, accountId, 'events_blocked', now);
+        await countUsage(trx, accountId, 'eventsBlocked', now);
         await finishRouting(
           trx,
           event.event_id,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { KeysetPage } from './page.js';
 import type { AccountRow, Database, RepositoryRow } from './schema.js';
 
 /** Accounts and their repositories, kept in step with `installation*` webhooks. */
@@ -189,14 +190,19 @@ export function getRepositoryByName(
     .executeTakeFirst();
 }
 
-export function listRepositories(db: Kysely<Database>, accountId: number): Promise<RepositoryRow[]> {
-  return db
+/** Repositories of an account, by name. */
+export function listRepositories(
+  db: Kysely<Database>,
+  accountId: number,
+  page: KeysetPage = { limit: 1_000 },
+): Promise<RepositoryRow[]> {
+  let query = db
     .selectFrom('repositories')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('removed_at', 'is', null)
-    .orderBy('full_name')
-    .execute();
+    .where('removed_at', 'is', null);
+  if (page.after) query = query.where('full_name', '>', page.after[0]!);
+  return query.orderBy('full_name').limit(page.limit).execute();
 }
 
 export async function setRepositoryFlag(

@@ -15,6 +15,11 @@ export interface ConnectionStats {
   lastEventAt: number | null;
 }
 
+const DAY_MS = 86_400_000;
+
+/** A delivery that succeeded, as health counts it (see the comment above). */
+const SUCCEEDED = sql`(status in ('Completed', 'Confirmed') or (durable = ${false} and dispatch_state = 'accepted' and status <> 'Failed'))`;
+
 export function emptyStats(): ConnectionStats {
   return { total24h: 0, succeeded24h: 0, failed24h: 0, pending: 0, total7d: 0, lastEventAt: null };
 }
@@ -28,13 +33,12 @@ export async function connectionStats(
   if (subscriptionIds.length === 0) return stats;
   const dayAgo = now - 24 * 3_600_000;
   const weekAgo = now - 7 * 24 * 3_600_000;
-  const succeeded = sql`(status in ('Completed', 'Confirmed') or (durable = ${false} and dispatch_state = 'accepted' and status <> 'Failed'))`;
   const rows = await db
     .selectFrom('deliveries')
     .select([
       'subscription_id',
       sql<number>`sum(case when dispatched_at >= ${dayAgo} then 1 else 0 end)`.as('total_24h'),
-      sql<number>`sum(case when dispatched_at >= ${dayAgo} and ${succeeded} then 1 else 0 end)`.as(
+      sql<number>`sum(case when dispatched_at >= ${dayAgo} and ${SUCCEEDED} then 1 else 0 end)`.as(
         'succeeded_24h',
       ),
       sql<number>`sum(case when dispatched_at >= ${dayAgo} and status = 'Failed' then 1 else 0 end)`.as(
@@ -119,4 +123,40 @@ export async function consumerFailures(
     .where('dispatched_at', '>=', since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+export interface DayStats {
+  /** Days since the Unix epoch (UTC). */
+  epochDay: number;
+  total: number;
+  succeeded: number;
+  failed: number;
+}
+
+/** Deliveries of a connection per UTC day since `since`, counted the way health counts them. */
+export async function connectionHistory(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  since: number,
+): Promise<DayStats[]> {
+  // A literal divisor: integer division on both stores (a bound parameter may be a float).
+  const day = sql<number>`(dispatched_at / ${sql.lit(DAY_MS)})`;
+  const rows = await db
+    .selectFrom('deliveries')
+    .select([
+      day.as('epoch_day'),
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when ${SUCCEEDED} then 1 else 0 end)`.as('succeeded'),
+      sql<number>`sum(case when status = 'Failed' then 1 else 0 end)`.as('failed'),
+    ])
+    .where('subscription_id', '=', subscriptionId)
+    .where('dispatched_at', '>=', since)
+    .groupBy(day)
+    .execute();
+  return rows.map((row) => ({
+    epochDay: Math.floor(Number(row.epoch_day)),
+    total: Number(row.total),
+    succeeded: Number(row.succeeded),
+    failed: Number(row.failed),
+  }));
 }

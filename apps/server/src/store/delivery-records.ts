@@ -12,6 +12,8 @@ export interface DeliveryRecordRow extends DeliveryRow {
   consumer_login: string | null;
   consumer_repository: string | null;
   workflow_path: string | null;
+  /** The run's summary (JSON text of a RunSummary) as it was received. */
+  run_summary: string | null;
 }
 
 function selectRecords(db: Kysely<Database>) {
@@ -29,6 +31,7 @@ function selectRecords(db: Kysely<Database>) {
       'ca.login as consumer_login',
       'cr.full_name as consumer_repository',
       'e.workflow_path as workflow_path',
+      'e.summary as run_summary',
     ]);
 }
 
@@ -46,8 +49,15 @@ export interface DeliveryFilter {
   accountIds: number[];
   subscriptionId?: string | undefined;
   status?: DeliveryStatus | undefined;
-  /** Dispatched at or after (epoch ms). */
+  /** Only deliveries where the caller's accounts are this side. */
+  side?: 'provider' | 'consumer' | undefined;
+  /** The provider or the consumer repository (owner/repo). */
+  repository?: string | undefined;
+  /** The provider's run id. */
+  correlationId?: string | undefined;
+  /** Dispatched at or after / before (epoch ms). */
   since?: number | undefined;
+  until?: number | undefined;
   /** Delivery ids sort by creation time (UUIDv7): the page continues below this id. */
   before?: string | undefined;
   limit: number;
@@ -60,14 +70,24 @@ export async function listDeliveryRecords(
 ): Promise<DeliveryRecordRow[]> {
   if (filter.accountIds.length === 0) return [];
   let query = selectRecords(db).where((eb) =>
-    eb.or([
-      eb('d.provider_account_id', 'in', filter.accountIds),
-      eb('d.consumer_account_id', 'in', filter.accountIds),
-    ]),
+    filter.side === 'provider'
+      ? eb('d.provider_account_id', 'in', filter.accountIds)
+      : filter.side === 'consumer'
+        ? eb('d.consumer_account_id', 'in', filter.accountIds)
+        : eb.or([
+            eb('d.provider_account_id', 'in', filter.accountIds),
+            eb('d.consumer_account_id', 'in', filter.accountIds),
+          ]),
   );
   if (filter.subscriptionId) query = query.where('d.subscription_id', '=', filter.subscriptionId);
   if (filter.status) query = query.where('d.status', '=', filter.status);
+  if (filter.repository) {
+    const name = filter.repository;
+    query = query.where((eb) => eb.or([eb('pr.full_name', '=', name), eb('cr.full_name', '=', name)]));
+  }
+  if (filter.correlationId) query = query.where('d.correlation_id', '=', filter.correlationId);
   if (filter.since !== undefined) query = query.where('d.dispatched_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('d.dispatched_at', '<', filter.until);
   if (filter.before) query = query.where('d.delivery_id', '<', filter.before);
   return (await query.orderBy('d.delivery_id', 'desc').limit(filter.limit).execute()) as DeliveryRecordRow[];
 }

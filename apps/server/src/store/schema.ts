@@ -234,9 +234,10 @@ export interface DeliveryAttemptsTable {
   response_headers: string | null;
 }
 
-export interface UsageCountersTable {
+/** One counter of one account on one day (UTC, `YYYY-MM-DD`); a month is the sum of its days. */
+export interface UsageDailyTable {
   account_id: number;
-  month: string;
+  day: string;
   counter: string;
   value: number;
 }
@@ -263,7 +264,7 @@ export interface Database {
   archives: ArchivesTable;
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
-  usage_counters: UsageCountersTable;
+  usage_daily: UsageDailyTable;
   pacing_slots: PacingSlotsTable;
 }
 

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
+import type { KeysetPage } from './page.js';
 import type { Database, ServiceRow, ServiceVisibility } from './schema.js';
 
 /** Services: whitelisted provider workflows offered to consumers. */
@@ -56,15 +57,30 @@ export function getServiceBySlug(
     .executeTakeFirst();
 }
 
-export function listServices(db: Kysely<Database>, accountIds: number[]): Promise<ServiceRow[]> {
+/** Services of these accounts, by slug. */
+export function listServices(
+  db: Kysely<Database>,
+  accountIds: number[],
+  page: KeysetPage = { limit: 1_000 },
+): Promise<ServiceRow[]> {
   if (accountIds.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('services')
-    .selectAll()
-    .where('account_id', 'in', accountIds)
+  return afterSlug(db.selectFrom('services').selectAll().where('account_id', 'in', accountIds), page)
     .orderBy('slug')
     .orderBy('service_id')
+    .limit(page.limit)
     .execute();
+}
+
+/** Rows after the (slug, service id) key of the previous page. */
+function afterSlug<Q extends SelectQueryBuilder<Database, 'services', ServiceRow>>(
+  query: Q,
+  page: KeysetPage,
+): Q {
+  if (!page.after) return query;
+  const [slug, serviceId] = page.after as [string, string];
+  return query.where((eb) =>
+    eb.or([eb('slug', '>', slug), eb.and([eb('slug', '=', slug), eb('service_id', '>', serviceId)])]),
+  ) as Q;
 }
 
 export type ServiceChanges = Partial<Omit<NewService, 'accountId' | 'repositoryId' | 'workflowPath'>>;
@@ -96,7 +112,13 @@ export async function updateService(
  */
 export function listDirectory(
   db: Kysely<Database>,
-  filter: { memberAccountIds: number[]; q?: string | undefined; tag?: string | undefined },
+  filter: {
+    memberAccountIds: number[];
+    q?: string | undefined;
+    tag?: string | undefined;
+    serviceId?: string | undefined;
+  },
+  page: KeysetPage = { limit: 1_000 },
 ): Promise<ServiceRow[]> {
   let query = db
     .selectFrom('services')
@@ -107,8 +129,9 @@ export function listDirectory(
         ? eb('visibility', '=', 'public')
         : eb.or([eb('visibility', '=', 'public'), eb('account_id', 'in', filter.memberAccountIds)]),
     );
+  if (filter.serviceId) query = query.where('service_id', '=', filter.serviceId);
   if (filter.q) {
-    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = `%${escapeLike(filter.q.toLowerCase())}%`;
     query = query.where((eb) =>
       eb.or([
         eb(sql<string>`lower(slug)`, 'like', sql<string>`${pattern} escape '\\'`),
@@ -117,11 +140,16 @@ export function listDirectory(
       ]),
     );
   }
-  return query
-    .orderBy('slug')
-    .orderBy('service_id')
-    .execute()
-    .then((rows) => (filter.tag ? rows.filter((row) => parseTags(row.tags).includes(filter.tag!)) : rows));
+  if (filter.tag) {
+    // Tags are stored as a JSON array: the tag's JSON string, quotes included, matches one element.
+    const pattern = `%${escapeLike(JSON.stringify(filter.tag))}%`;
+    query = query.where(sql<string>`tags`, 'like', sql<string>`${pattern} escape '\\'`);
+  }
+  return afterSlug(query, page).orderBy('slug').orderBy('service_id').limit(page.limit).execute();
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 export function parseTags(tags: string): string[] {

@@ -165,13 +165,30 @@ export function describeStoreContract(
 
     it('counts usage per account and month', async () => {
       const november = Date.UTC(2026, 10, 15);
-      await countUsage(store.db, 1, 'events_received', november);
-      await countUsage(store.db, 1, 'events_received', november, 2);
-      await countUsage(store.db, 1, 'events_received', Date.UTC(2026, 11, 1));
-      await countUsage(store.db, 2, 'events_received', november);
-      expect((await getUsage(store.db, 1, '2026-11')).events_received).toBe(3);
-      expect((await getUsage(store.db, 1, '2026-12')).events_received).toBe(1);
-      expect((await getUsage(store.db, 1, '2026-11')).events_blocked).toBe(0);
+      await countUsage(store.db, 1, 'eventsReceived', november);
+      await countUsage(store.db, 1, 'eventsReceived', november, 2);
+      await countUsage(store.db, 1, 'eventsReceived', Date.UTC(2026, 11, 1));
+      await countUsage(store.db, 2, 'eventsReceived', november);
+      expect((await getUsage(store.db, 1, '2026-11')).counters.eventsReceived).toBe(3);
+      expect((await getUsage(store.db, 1, '2026-12')).counters.eventsReceived).toBe(1);
+      expect((await getUsage(store.db, 1, '2026-11')).counters.eventsBlocked).toBe(0);
+    });
+
+    it('counts usage per day, every day of the month up to now listed', async () => {
+      await countUsage(store.db, 1, 'dispatchApiCalls', Date.UTC(2026, 10, 2, 23, 59));
+      await countUsage(store.db, 1, 'dispatchApiCalls', Date.UTC(2026, 10, 3, 0, 1), 4);
+      await countUsage(store.db, 1, 'dispatchApiCalls', Date.UTC(2026, 9, 31, 23, 59));
+      const usage = await getUsage(store.db, 1, '2026-11', Date.UTC(2026, 10, 5, 12));
+      expect(usage.counters.dispatchApiCalls).toBe(5);
+      expect(usage.days.map((d) => [d.day, d.counters.dispatchApiCalls])).toEqual([
+        ['2026-11-01', 0],
+        ['2026-11-02', 1],
+        ['2026-11-03', 4],
+        ['2026-11-04', 0],
+        ['2026-11-05', 0],
+      ]);
+      // A past month lists all its days.
+      expect((await getUsage(store.db, 1, '2026-10', Date.UTC(2026, 10, 5))).days).toHaveLength(31);
     });
 
     describe('delivery leases', () => {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RoutableSubscription } from '../domain/routing.js';
+import type { KeysetPage } from './page.js';
 import type { Database, SubscriptionRow, SubscriptionStatus } from './schema.js';
 import { isUniqueViolation } from './store-errors.js';
 
@@ -60,22 +61,34 @@ export function getSubscription(
     .executeTakeFirst();
 }
 
-/** Subscriptions where one of `accountIds` is the consumer or owns the service. */
-export function listSubscriptions(db: Kysely<Database>, accountIds: number[]) {
+/**
+ * Subscriptions where one of `accountIds` is the consumer or owns the service (`role` narrows it to
+ * one side), oldest first.
+ */
+export function listSubscriptions(
+  db: Kysely<Database>,
+  accountIds: number[],
+  options: { role?: 'provider' | 'consumer' | undefined; page?: KeysetPage } = {},
+) {
   if (accountIds.length === 0) return Promise.resolve([]);
-  return db
+  const page = options.page ?? { limit: 1_000 };
+  let query = db
     .selectFrom('subscriptions')
     .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
     .selectAll('subscriptions')
     .select(['services.account_id as provider_account_id'])
     .where((eb) =>
-      eb.or([
-        eb('subscriptions.consumer_account_id', 'in', accountIds),
-        eb('services.account_id', 'in', accountIds),
-      ]),
-    )
-    .orderBy('subscriptions.subscription_id')
-    .execute();
+      options.role === 'provider'
+        ? eb('services.account_id', 'in', accountIds)
+        : options.role === 'consumer'
+          ? eb('subscriptions.consumer_account_id', 'in', accountIds)
+          : eb.or([
+              eb('subscriptions.consumer_account_id', 'in', accountIds),
+              eb('services.account_id', 'in', accountIds),
+            ]),
+    );
+  if (page.after) query = query.where('subscriptions.subscription_id', '>', page.after[0]!);
+  return query.orderBy('subscriptions.subscription_id').limit(page.limit).execute();
 }
 
 export async function setSubscriptionStatus(

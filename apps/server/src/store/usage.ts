@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely';
-import { emptyUsage, type UsageCounter, type UsageCounters, usageMonth } from '../domain/usage.js';
+import {
+  daysOfMonth,
+  emptyUsage,
+  USAGE_COUNTERS,
+  type UsageCounter,
+  type UsageCounters,
+  usageDay,
+} from '../domain/usage.js';
 import type { Database } from './schema.js';
 
-/** Adds to a usage counter of the month `now` falls in. Runs inside the caller's transaction. */
+/** Adds to a usage counter of the day `now` falls in. Runs inside the caller's transaction. */
 export async function countUsage(
   db: Kysely<Database>,
   accountId: number,
@@ -11,30 +18,51 @@ export async function countUsage(
   by = 1,
 ): Promise<void> {
   await db
-    .insertInto('usage_counters')
-    .values({ account_id: accountId, month: usageMonth(now), counter, value: by })
+    .insertInto('usage_daily')
+    .values({ account_id: accountId, day: usageDay(now), counter, value: by })
     .onConflict((oc) =>
       oc
-        .columns(['account_id', 'month', 'counter'])
-        .doUpdateSet((eb) => ({ value: eb('usage_counters.value', '+', by) })),
+        .columns(['account_id', 'day', 'counter'])
+        .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', by) })),
     )
     .execute();
 }
 
+export interface MonthUsage {
+  counters: UsageCounters;
+  /** Every day of the month up to `now`, oldest first (days without counts are zeros). */
+  days: Array<{ day: string; counters: UsageCounters }>;
+}
+
+/** The counters of a month (`YYYY-MM`), in total and per day. */
 export async function getUsage(
   db: Kysely<Database>,
   accountId: number,
   month: string,
-): Promise<UsageCounters> {
+  now: number = Date.now(),
+): Promise<MonthUsage> {
   const rows = await db
-    .selectFrom('usage_counters')
-    .select(['counter', 'value'])
+    .selectFrom('usage_daily')
+    .select(['day', 'counter', 'value'])
     .where('account_id', '=', accountId)
-    .where('month', '=', month)
+    .where('day', '>=', `${month}-01`)
+    .where('day', '<=', `${month}-31`)
     .execute();
-  const usage = emptyUsage();
+  const known = new Set<string>(USAGE_COUNTERS);
+  const counters = emptyUsage();
+  const perDay = new Map<string, UsageCounters>();
+  for (const day of daysOfMonth(month, now)) perDay.set(day, emptyUsage());
   for (const row of rows) {
-    if (row.counter in usage) usage[row.counter as UsageCounter] = Number(row.value);
+    if (!known.has(row.counter)) continue;
+    const counter = row.counter as UsageCounter;
+    counters[counter] += Number(row.value);
+    let day = perDay.get(row.day);
+    if (!day) {
+      day = emptyUsage();
+      perDay.set(row.day, day);
+    }
+    day[counter] += Number(row.value);
   }
-  return usage;
+  const days = [...perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, c]) => ({ day, counters: c }));
+  return { counters, days };
 }

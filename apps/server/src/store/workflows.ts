@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { KeysetPage } from './page.js';
 import type { Database, WorkflowRow } from './schema.js';
 
 /** Workflow files of provider repositories: seen in a run, or declared when whitelisted. */
@@ -69,13 +70,14 @@ export function getWorkflow(
     .executeTakeFirst();
 }
 
-export function listWorkflows(db: Kysely<Database>, repositoryId: number): Promise<WorkflowRow[]> {
-  return db
-    .selectFrom('workflows')
-    .selectAll()
-    .where('repository_id', '=', repositoryId)
-    .orderBy('path')
-    .execute();
+export function listWorkflows(
+  db: Kysely<Database>,
+  repositoryId: number,
+  page: KeysetPage = { limit: 1_000 },
+): Promise<WorkflowRow[]> {
+  let query = db.selectFrom('workflows').selectAll().where('repository_id', '=', repositoryId);
+  if (page.after) query = query.where('path', '>', page.after[0]!);
+  return query.orderBy('path').limit(page.limit).execute();
 }
 
 export async function countBlocked(

@@ -36,7 +36,6 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
   function requireOAuth() {
     if (!context.oauth) {
       throw new HttpError(
-        503,
         'oauth_not_configured',
         "console login is not configured: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET from the GitHub App's settings",
       );
@@ -92,18 +91,17 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
       reply.header('cache-control', 'no-store');
       const { code, state, error, error_description: description } = request.query;
       if (error !== undefined) {
-        throw new HttpError(401, 'oauth_denied', `GitHub did not log you in: ${description ?? error}`);
+        throw new HttpError('oauth_denied', `GitHub did not log you in: ${description ?? error}`);
       }
       const held = readCookie(request.headers.cookie, names.state);
       const [heldState, heldReturn] = (held ?? '').split('.');
       if (!heldState || state === undefined || !sameSecret(heldState, state)) {
         throw new HttpError(
-          400,
           'invalid_oauth_state',
           'this login was not started here or took longer than 10 minutes: start again at /auth/login',
         );
       }
-      if (code === undefined) throw new HttpError(400, 'invalid_request', 'GitHub sent no code: start again');
+      if (code === undefined) throw new HttpError('invalid_request', 'GitHub sent no code: start again');
 
       let user: { id: number; login: string };
       let accountIds: number[];
@@ -113,16 +111,9 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
         accountIds = (await oauth.listUserInstallations(token)).map((i) => i.account.id);
       } catch (cause) {
         if (cause instanceof OAuthError && cause.githubError !== undefined) {
-          throw new HttpError(
-            401,
-            'oauth_failed',
-            `${cause.message}; start again at /auth/login`,
-            {},
-            { cause },
-          );
+          throw new HttpError('oauth_failed', `${cause.message}; start again at /auth/login`, {}, { cause });
         }
         throw new HttpError(
-          502,
           'github_unavailable',
           `GitHub did not complete the login: ${(cause as Error).message}`,
           {},

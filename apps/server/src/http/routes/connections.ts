@@ -6,8 +6,17 @@ import {
   recommend,
 } from '../../domain/diagnostics.js';
 import { ERROR_CATEGORIES, type ErrorCategory } from '../../domain/error-category.js';
-import { connectionHealth } from '../../domain/health.js';
 import {
+  connectionHealth,
+  HEALTH_WINDOW_MS,
+  HEALTHY_PERCENT,
+  RECENT_ACTIVITY_MS,
+  successRate,
+  WARNING_PERCENT,
+} from '../../domain/health.js';
+import { usageDay } from '../../domain/usage.js';
+import {
+  connectionHistory,
   connectionStats,
   consumerFailures,
   emptyStats,
@@ -16,13 +25,24 @@ import {
 import type { SubscriptionRow } from '../../store/schema.js';
 import { getService } from '../../store/services.js';
 import { getSubscription, listSubscriptions } from '../../store/subscriptions.js';
+import {
+  AUTH_PROBLEMS,
+  ConnectionHistorySchema,
+  ConnectionPageSchema,
+  DiagnosticsSchema,
+  problems,
+} from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
-import { iso } from '../views.js';
-import { accountLogins, repositoryNames } from './lookups.js';
+import { iso, isoAt } from '../views.js';
+import { accountLogins, repositoryNames, servicesById } from './lookups.js';
+import { RoleQuery } from './subscriptions.js';
 
 const security = MANAGEMENT_SECURITY;
+const DAY_MS = 86_400_000;
+const MAX_HISTORY_DAYS = 90;
 
 /** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
 export function registerConnectionRoutes(api: App, context: AppContext): void {
@@ -42,7 +62,7 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
         isMemberOf(caller, Number(subscription.consumer_account_id))
       )
     ) {
-      throw new HttpError(404, 'connection_not_found', `no connection ${id} that you are a party to`);
+      throw new HttpError('connection_not_found', `no connection ${id} that you are a party to`);
     }
     return { ...subscription, provider_account_id: Number(service.account_id) };
   }
@@ -54,32 +74,42 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
         summary: 'My Connections: health, success rate, last event and quick statistics',
         tags: ['connections'],
         security,
+        querystring: Type.Object({ role: RoleQuery, ...PageQuery }),
+        response: { 200: ConnectionPageSchema, ...problems(AUTH_PROBLEMS, 'invalid_cursor') },
       },
     },
     async (request) => {
       const caller = requireCaller(request);
       const now = context.clock.now();
-      const subscriptions = await listSubscriptions(
-        db,
-        caller.accounts.map((a) => Number(a.account_id)),
+      const { limit, store } = readPage(request.query, 1);
+      const page = pageOf(
+        await listSubscriptions(
+          db,
+          caller.accounts.map((a) => Number(a.account_id)),
+          { role: request.query.role, page: store },
+        ),
+        limit,
+        (row) => [row.subscription_id],
       );
+      const subscriptions = page.items;
       const stats = await connectionStats(
         db,
         subscriptions.map((s) => s.subscription_id),
         now,
       );
-      const logins = await accountLogins(
+      const services = await servicesById(
         db,
-        subscriptions.flatMap((s) => [Number(s.provider_account_id), Number(s.consumer_account_id)]),
+        subscriptions.map((s) => s.service_id),
       );
-      const services = new Map(
-        await Promise.all(
-          subscriptions.map(async (s) => [s.service_id, (await getService(db, s.service_id))!] as const),
+      const [logins, repositories] = await Promise.all([
+        accountLogins(
+          db,
+          subscriptions.flatMap((s) => [Number(s.provider_account_id), Number(s.consumer_account_id)]),
         ),
-      );
-      const repositories = await repositoryNames(db, [
-        ...subscriptions.map((s) => Number(s.consumer_repository_id)),
-        ...[...services.values()].map((s) => Number(s.repository_id)),
+        repositoryNames(db, [
+          ...subscriptions.map((s) => Number(s.consumer_repository_id)),
+          ...[...services.values()].map((s) => Number(s.repository_id)),
+        ]),
       ]);
       return {
         connections: subscriptions.map((subscription) => {
@@ -105,6 +135,8 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
               repository: repositories.get(Number(subscription.consumer_repository_id)) ?? null,
             },
             health: health.health,
+            hasEvents: s.lastEventAt !== null,
+            recentActivity: health.recentActivity,
             successRate: health.successRate,
             lastEventAt: iso(s.lastEventAt),
             stats: {
@@ -112,6 +144,59 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
               last7d: { total: s.total7d },
               pending: s.pending,
             },
+          };
+        }),
+        thresholds: {
+          healthyPercent: HEALTHY_PERCENT,
+          warningPercent: WARNING_PERCENT,
+          windowHours: HEALTH_WINDOW_MS / 3_600_000,
+          recentActivityDays: RECENT_ACTIVITY_MS / DAY_MS,
+        },
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
+
+  api.get(
+    '/api/v1/connections/:id/history',
+    {
+      schema: {
+        summary: 'Success rate of a connection per day (UTC), oldest first: the chart of My Connections',
+        tags: ['connections'],
+        security,
+        params: Type.Object({ id: Type.String() }),
+        querystring: Type.Object({
+          days: Type.Optional(
+            Type.String({ description: `1–${MAX_HISTORY_DAYS} days up to today (default 14)` }),
+          ),
+        }),
+        response: { 200: ConnectionHistorySchema, ...problems(AUTH_PROBLEMS, 'connection_not_found') },
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const days = request.query.days === undefined ? 14 : Number(request.query.days);
+      if (!Number.isInteger(days) || days < 1 || days > MAX_HISTORY_DAYS) {
+        throw new HttpError('invalid_request', `days must be a whole number from 1 to ${MAX_HISTORY_DAYS}`);
+      }
+      const connection = await visibleConnection(caller, request.params.id);
+      const today = Math.floor(context.clock.now() / DAY_MS);
+      const first = today - days + 1;
+      const rows = new Map(
+        (await connectionHistory(db, connection.subscription_id, first * DAY_MS)).map((r) => [r.epochDay, r]),
+      );
+      return {
+        connectionId: connection.subscription_id,
+        days: Array.from({ length: days }, (_, i) => {
+          const row = rows.get(first + i);
+          const total = row?.total ?? 0;
+          const succeeded = row?.succeeded ?? 0;
+          return {
+            day: usageDay((first + i) * DAY_MS),
+            total,
+            succeeded,
+            failed: row?.failed ?? 0,
+            successRate: successRate(total, succeeded),
           };
         }),
       };
@@ -126,6 +211,7 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
         tags: ['connections'],
         security,
         params: Type.Object({ id: Type.String() }),
+        response: { 200: DiagnosticsSchema, ...problems(AUTH_PROBLEMS, 'connection_not_found') },
       },
     },
     async (request) => {
@@ -156,13 +242,13 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
         connectionId: connection.subscription_id,
         health: health.health,
         successRate: health.successRate,
-        window: { from: iso(since), to: iso(now), days: 30 },
+        window: { from: isoAt(since), to: isoAt(now), days: DIAGNOSTICS_WINDOW_MS / DAY_MS },
         categories,
         consumerFailures: await consumerFailures(db, connection.subscription_id, since),
         recentFailures: failures.recent.map((f) => ({
           deliveryId: f.delivery_id,
           attempt: f.number,
-          at: iso(f.started_at),
+          at: isoAt(f.started_at),
           category: f.error_category,
           status: f.status_code,
           message: f.error_message,

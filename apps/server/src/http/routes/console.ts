@@ -48,7 +48,7 @@ export function registerConsoleRoutes(
       .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'same-origin');
   const notBuilt = () =>
-    new HttpError(404, 'console_not_built', 'the console is not built: run `npm run build` (npm start does)');
+    new HttpError('console_not_built', 'the console is not built: run `npm run build` (npm start does)');
 
   const page = async (_request: unknown, reply: FastifyReply) => {
     if (!built) throw notBuilt();
@@ -62,7 +62,7 @@ export function registerConsoleRoutes(
   app.get('/console/:asset', { schema: { hide: true } }, async (request, reply) => {
     const { asset } = request.params as { asset: string };
     const type = ASSETS[asset];
-    if (!type) throw new HttpError(404, 'route_not_found', `no console file ${asset}`);
+    if (!type) throw new HttpError('route_not_found', `no console file ${asset}`);
     if (!built) throw notBuilt();
     return secure(reply).header('cache-control', 'no-cache').type(type).send(read(asset));
   });
@@ -70,7 +70,7 @@ export function registerConsoleRoutes(
     const path = request.url.split('?')[0] ?? '/';
     const wantsPage = (request.headers.accept ?? '').includes('text/html');
     if (NOT_PAGES.test(path) || !wantsPage) {
-      throw new HttpError(404, 'route_not_found', `no route for GET ${path}`);
+      throw new HttpError('route_not_found', `no route for GET ${path}`);
     }
     return page(request, reply);
   });

@@ -6,6 +6,7 @@ import { deliveriesOfCorrelation, findConsumerDelivery, getDelivery } from '../.
 import { getDeliveryRecord } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
+import { DeliveryRecordSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError } from '../problem.js';
 import { deliveryRecordView } from '../views.js';
@@ -30,18 +31,21 @@ const DeliveryId = Type.String({
   description: 'client_payload.zekt.deliveryId',
 });
 const security: Array<Record<string, string[]>> = [{ actionsOidc: [] }, { deliveryToken: [] }];
+const REPORT_RESPONSE = {
+  200: DeliveryRecordSchema,
+  ...problems('invalid_token', 'oidc_unavailable', 'delivery_not_found', 'already_final'),
+};
 
 export function registerConsumerRoutes(app: App, context: AppContext): void {
   async function identify(header: string | undefined): Promise<ConsumerIdentity> {
     const token = bearerToken(header);
     if (token?.startsWith('zdt_')) {
       if (!DELIVERY_TOKEN.test(token))
-        throw new HttpError(401, 'invalid_token', 'the delivery token is malformed');
+        throw new HttpError('invalid_token', 'the delivery token is malformed');
       return { kind: 'delivery-token', token };
     }
     if (!token) {
       throw new HttpError(
-        401,
         'invalid_token',
         "send the consumer workflow's OIDC token or the delivery's token (client_payload.zekt.token): Authorization: Bearer …",
       );
@@ -52,7 +56,6 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
 
   function notFound(correlationId: string): HttpError {
     return new HttpError(
-      404,
       'delivery_not_found',
       `no delivery of correlationId ${correlationId} to the repository this token belongs to`,
     );
@@ -100,7 +103,6 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
     const record = deliveryRecordView((await getDeliveryRecord(context.store.db, delivery.delivery_id))!);
     if (result.outcome === 'final') {
       throw new HttpError(
-        409,
         'already_final',
         `delivery ${delivery.delivery_id} is already ${result.delivery.status}; it does not change any more`,
         { record },
@@ -117,10 +119,11 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         tags: ['consumer'],
         security,
         body: Type.Object({ correlationId: CorrelationId, deliveryId: Type.Optional(DeliveryId) }),
+        response: REPORT_RESPONSE,
       },
     },
     async (request) =>
-      report(request.headers.authorization, request.body, { kind: 'confirm' }, 'confirm_calls'),
+      report(request.headers.authorization, request.body, { kind: 'confirm' }, 'confirmCalls'),
   );
 
   app.post(
@@ -135,6 +138,7 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
           success: Type.Boolean({ description: 'true: Completed, false: Failed' }),
           deliveryId: Type.Optional(DeliveryId),
         }),
+        response: REPORT_RESPONSE,
       },
     },
     async (request) =>
@@ -142,7 +146,7 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         request.headers.authorization,
         request.body,
         { kind: 'complete', success: request.body.success },
-        'complete_calls',
+        'completeCalls',
       ),
   );
 
@@ -154,6 +158,16 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         tags: ['consumer'],
         security,
         params: Type.Object({ deliveryId: Type.String() }),
+        response: {
+          200: Type.Unknown({ description: "the provider's message, unchanged" }),
+          ...problems(
+            'invalid_token',
+            'oidc_unavailable',
+            'delivery_not_found',
+            'archive_expired',
+            'payload_not_found',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -166,7 +180,6 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
           : context.deliveryTokens.verify(delivery.delivery_id, identity.token));
       if (!delivery || !allowed) {
         throw new HttpError(
-          404,
           'delivery_not_found',
           `no delivery ${request.params.deliveryId} to the repository this token belongs to`,
         );
@@ -174,14 +187,12 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
       const archive = await getArchive(context.store.db, delivery.event_id);
       if (!archive || Number(archive.expires_at) < context.clock.now()) {
         throw new HttpError(
-          410,
           'archive_expired',
           'the archived payload of this delivery has expired (archives are kept 90 days)',
         );
       }
       if (!archive.has_message || archive.payload === null) {
         throw new HttpError(
-          404,
           'payload_not_found',
           'this delivery carried no message, only the completion event',
         );

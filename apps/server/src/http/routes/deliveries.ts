@@ -2,16 +2,26 @@ import Type from 'typebox';
 import { replayDelivery } from '../../delivery/replay.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery-state.js';
 import { isDeliveryId } from '../../domain/ids.js';
+import { getArchive } from '../../store/archives.js';
 import { listAttempts } from '../../store/deliveries.js';
 import { getDeliveryRecord, listDeliveryRecords } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
+import {
+  AUTH_PROBLEMS,
+  CHANGE_PROBLEMS,
+  DeliveryPageSchema,
+  DeliveryPayloadSchema,
+  DeliveryRecordSchema,
+  problems,
+} from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { readLimit } from '../pagination.js';
 import { HttpError } from '../problem.js';
-import { deliveryRecordView } from '../views.js';
+import { deliveryRecordView, isoAt } from '../views.js';
 
 const security = MANAGEMENT_SECURITY;
-const MAX_PAGE = 100;
+const DeliveryParams = Type.Object({ deliveryId: Type.String({ maxLength: 100 }) });
 
 /** A party to a delivery: a member of its provider or its consumer account. */
 export function isParty(
@@ -24,9 +34,26 @@ export function isParty(
   );
 }
 
+function parseTime(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new HttpError('invalid_request', `${name} must be an ISO 8601 time, e.g. 2026-11-20T00:00:00Z`);
+  }
+  return ms;
+}
+
 /** Delivery Status (SPEC 9) and replay (SPEC 7). */
 export function registerDeliveryRoutes(api: App, context: AppContext): void {
   const db = context.store.db;
+
+  async function partyRecord(caller: Caller, deliveryId: string) {
+    const row = await getDeliveryRecord(db, deliveryId);
+    if (!row || !isParty(caller, row)) {
+      throw new HttpError('delivery_not_found', `no delivery ${deliveryId} of your connections`);
+    }
+    return row;
+  }
 
   api.get(
     '/api/v1/deliveries',
@@ -38,41 +65,52 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
         querystring: Type.Object({
           connection: Type.Optional(Type.String({ description: 'a connection (subscription) id' })),
           status: Type.Optional(Type.String({ description: DELIVERY_STATUSES.join(' | ') })),
+          side: Type.Optional(
+            Type.Union([Type.Literal('provider'), Type.Literal('consumer')], {
+              description:
+                "provider: deliveries of your services' runs; consumer: deliveries to your repositories",
+            }),
+          ),
+          repository: Type.Optional(
+            Type.String({
+              maxLength: 200,
+              description: 'owner/repo: the provider or the consumer repository',
+            }),
+          ),
+          runId: Type.Optional(
+            Type.String({ maxLength: 40, description: "the provider's run id (correlationId)" }),
+          ),
           since: Type.Optional(Type.String({ description: 'ISO 8601 time: dispatched at or after' })),
+          until: Type.Optional(Type.String({ description: 'ISO 8601 time: dispatched before' })),
           cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-          limit: Type.Optional(Type.String({ description: `1–${MAX_PAGE} (default 50)` })),
+          limit: Type.Optional(Type.String({ description: '1–100 (default 50)' })),
         }),
+        response: { 200: DeliveryPageSchema, ...problems(AUTH_PROBLEMS, 'invalid_cursor') },
       },
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { connection, status, since, cursor, limit } = request.query;
+      const { connection, status, side, repository, runId, cursor } = request.query;
       if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) {
-        throw new HttpError(400, 'invalid_request', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+        throw new HttpError('invalid_request', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
       }
-      const sinceMs = since === undefined ? undefined : Date.parse(since);
-      if (sinceMs !== undefined && Number.isNaN(sinceMs)) {
-        throw new HttpError(
-          400,
-          'invalid_request',
-          'since must be an ISO 8601 time, e.g. 2026-11-20T00:00:00Z',
-        );
-      }
-      const pageSize = limit === undefined ? 50 : Number(limit);
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE) {
-        throw new HttpError(400, 'invalid_request', `limit must be a whole number from 1 to ${MAX_PAGE}`);
-      }
+      const pageSize = readLimit(request.query.limit);
       if (cursor !== undefined && !isDeliveryId(cursor)) {
-        throw new HttpError(400, 'invalid_cursor', 'cursor must be the nextCursor of a previous page');
+        throw new HttpError('invalid_cursor', 'cursor must be the nextCursor of a previous page');
       }
       const rows = await listDeliveryRecords(db, {
         accountIds: caller.accounts.map((a) => Number(a.account_id)),
         subscriptionId: connection,
         status: status as DeliveryStatus | undefined,
-        since: sinceMs,
+        side,
+        repository,
+        correlationId: runId,
+        since: parseTime('since', request.query.since),
+        until: parseTime('until', request.query.until),
         before: cursor,
         limit: pageSize + 1,
       });
+      // Delivery ids sort by creation time: the last id shown is the cursor.
       const page = rows.slice(0, pageSize);
       return {
         deliveries: page.map((row) => deliveryRecordView(row)),
@@ -88,20 +126,48 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
         summary: 'One delivery record with its attempts',
         tags: ['deliveries'],
         security,
-        params: Type.Object({ deliveryId: Type.String() }),
+        params: DeliveryParams,
+        response: { 200: DeliveryRecordSchema, ...problems(AUTH_PROBLEMS, 'delivery_not_found') },
       },
     },
     async (request) => {
-      const caller = requireCaller(request);
-      const row = await getDeliveryRecord(db, request.params.deliveryId);
-      if (!row || !isParty(caller, row)) {
+      const row = await partyRecord(requireCaller(request), request.params.deliveryId);
+      return deliveryRecordView(row, await listAttempts(db, row.delivery_id));
+    },
+  );
+
+  api.get(
+    '/api/v1/deliveries/:deliveryId/payload',
+    {
+      schema: {
+        summary: 'What a delivery carried: the run (event) and the provider’s message, from the archive',
+        tags: ['deliveries'],
+        security,
+        params: DeliveryParams,
+        response: {
+          200: DeliveryPayloadSchema,
+          ...problems(AUTH_PROBLEMS, 'delivery_not_found', 'archive_expired'),
+        },
+      },
+    },
+    async (request) => {
+      const row = await partyRecord(requireCaller(request), request.params.deliveryId);
+      const archive = await getArchive(db, row.event_id);
+      if (!archive || Number(archive.expires_at) < context.clock.now()) {
         throw new HttpError(
-          404,
-          'delivery_not_found',
-          `no delivery ${request.params.deliveryId} of your connections`,
+          'archive_expired',
+          `the archived payload of ${row.delivery_id} has expired (archives are kept 90 days)`,
         );
       }
-      return deliveryRecordView(row, await listAttempts(db, row.delivery_id));
+      const hasMessage = Boolean(archive.has_message) && archive.payload !== null;
+      return {
+        deliveryId: row.delivery_id,
+        event: JSON.parse(archive.summary) as Record<string, unknown>,
+        payload: hasMessage ? (JSON.parse(archive.payload!) as unknown) : null,
+        hasMessage,
+        archivedAt: isoAt(archive.archived_at),
+        expiresAt: isoAt(archive.expires_at),
+      };
     },
   );
 
@@ -112,7 +178,11 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
         summary: 'Re-dispatch the archived payload of a delivery as a new delivery',
         tags: ['deliveries'],
         security,
-        params: Type.Object({ deliveryId: Type.String() }),
+        params: DeliveryParams,
+        response: {
+          202: DeliveryRecordSchema,
+          ...problems(CHANGE_PROBLEMS, 'delivery_not_found', 'archive_expired'),
+        },
       },
     },
     async (request, reply) => {
@@ -122,14 +192,12 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
       );
       if (result.outcome === 'not_found') {
         throw new HttpError(
-          404,
           'delivery_not_found',
           `no delivery ${request.params.deliveryId} of your connections`,
         );
       }
       if (result.outcome === 'archive_expired') {
         throw new HttpError(
-          410,
           'archive_expired',
           `the archived payload of ${request.params.deliveryId} has expired (archives are kept 90 days); it cannot be replayed`,
         );

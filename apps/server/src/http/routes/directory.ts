@@ -1,9 +1,10 @@
 import Type from 'typebox';
 import { listDirectory } from '../../store/services.js';
+import { AUTH_PROBLEMS, DirectoryPageSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { serviceView } from '../views.js';
-import { accountLogins, repositoryNames } from './lookups.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { serviceViews } from './services.js';
 
 /** The directory: published services a consumer may request access to. */
 export function registerDirectoryRoutes(api: App, context: AppContext): void {
@@ -15,40 +16,30 @@ export function registerDirectoryRoutes(api: App, context: AppContext): void {
         tags: ['services'],
         security: MANAGEMENT_SECURITY,
         querystring: Type.Object({
-          q: Type.Optional(Type.String({ maxLength: 200 })),
-          tag: Type.Optional(Type.String({ maxLength: 40 })),
+          q: Type.Optional(
+            Type.String({ maxLength: 200, description: 'words in the slug, description or tags' }),
+          ),
+          tag: Type.Optional(Type.String({ maxLength: 40, description: 'services with this tag' })),
+          ...PageQuery,
         }),
+        response: { 200: DirectoryPageSchema, ...problems(AUTH_PROBLEMS, 'invalid_cursor') },
       },
     },
     async (request) => {
       const caller = requireCaller(request);
-      const services = await listDirectory(context.store.db, {
-        memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
-        q: request.query.q,
-        tag: request.query.tag,
-      });
-      const logins = await accountLogins(
+      const { limit, store } = readPage(request.query, 2);
+      const rows = await listDirectory(
         context.store.db,
-        services.map((s) => Number(s.account_id)),
+        {
+          memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
+          q: request.query.q,
+          tag: request.query.tag,
+        },
+        store,
       );
-      const repositories = await repositoryNames(
-        context.store.db,
-        services.map((s) => Number(s.repository_id)),
-      );
-      return {
-        services: services.map((service) => {
-          const {
-            published: _published,
-            createdAt: _c,
-            updatedAt: _u,
-            ...listed
-          } = serviceView(service, {
-            provider: logins.get(Number(service.account_id)) ?? '',
-            repository: repositories.get(Number(service.repository_id)) ?? '',
-          });
-          return listed;
-        }),
-      };
+      const page = pageOf(rows, limit, (s) => [s.slug, s.service_id]);
+      // The response schema leaves out what only the provider sees (published, times).
+      return { services: await serviceViews(context.store.db, page.items), nextCursor: page.nextCursor };
     },
   );
 }

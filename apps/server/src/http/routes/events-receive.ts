@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { receiveMessage } from '../../ingest/message-intake.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
+import { MessageAcceptedSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError } from '../problem.js';
 
@@ -39,6 +40,21 @@ export function registerEventsReceiveRoute(app: App, context: AppContext): void 
         tags: ['ingestion'],
         security: [{ actionsOidc: [] }],
         body: MessageBodySchema,
+        response: {
+          201: MessageAcceptedSchema,
+          ...problems(
+            'malformed_json',
+            'unsupported_media_type',
+            'invalid_event_type',
+            'invalid_payload',
+            'invalid_token',
+            'oidc_unavailable',
+            'repository_mismatch',
+            'repository_not_enabled',
+            'run_already_routed',
+            'payload_too_large',
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -52,15 +68,15 @@ export function registerEventsReceiveRoute(app: App, context: AppContext): void 
       );
       switch (outcome.outcome) {
         case 'invalid':
-          throw new HttpError(400, outcome.code, outcome.detail);
+          throw new HttpError(outcome.code, outcome.detail);
         case 'too_large':
-          throw new HttpError(413, 'payload_too_large', outcome.detail);
+          throw new HttpError('payload_too_large', outcome.detail);
         case 'forbidden':
-          throw new HttpError(403, 'repository_mismatch', outcome.detail);
+          throw new HttpError('repository_mismatch', outcome.detail);
         case 'not_enabled':
-          throw new HttpError(404, 'repository_not_enabled', outcome.detail);
+          throw new HttpError('repository_not_enabled', outcome.detail);
         case 'already_routed':
-          throw new HttpError(409, 'run_already_routed', outcome.detail);
+          throw new HttpError('run_already_routed', outcome.detail);
         case 'stored':
           return reply.code(201).send({
             success: true,

@@ -9,7 +9,7 @@ export function registerHealthRoutes(app: App, context: AppContext): void {
     try {
       await sql`select 1`.execute(context.store.db);
     } catch (error) {
-      throw new HttpError(503, 'store_unavailable', 'the database does not answer', {}, { cause: error });
+      throw new HttpError('store_unavailable', 'the database does not answer', {}, { cause: error });
     }
     return { status: 'ready' };
   });

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
-import { getAccount, getRepositoryByName } from '../../store/accounts.js';
-import type { AccountRow, Database, RepositoryRow } from '../../store/schema.js';
+import { getRepositoryByName } from '../../store/accounts.js';
+import type { AccountRow, Database, RepositoryRow, ServiceRow, SubscriptionRow } from '../../store/schema.js';
+import type { SubscriptionView } from '../api-schemas.js';
 import { type Caller, isMemberOf } from '../authenticate.js';
 import { HttpError } from '../problem.js';
+import { subscriptionView } from '../views.js';
 
 /**
  * Lookups shared by the management routes. Each one answers 404 both for objects that do not exist
@@ -19,7 +21,6 @@ export async function memberRepository(
   const repository = await getRepositoryByName(db, fullName);
   if (!repository || repository.removed_at !== null || !isMemberOf(caller, Number(repository.account_id))) {
     throw new HttpError(
-      404,
       'repository_not_found',
       `no repository ${fullName} in an installation you are a member of; install the Zekt App on it first`,
     );
@@ -28,24 +29,77 @@ export async function memberRepository(
   return { repository, account };
 }
 
-/** Account logins by id, for views that name both sides of a subscription. */
+/** Account logins by id, for views that name both sides of a subscription (one query). */
 export async function accountLogins(db: Kysely<Database>, ids: number[]): Promise<Map<number, string>> {
-  const logins = new Map<number, string>();
-  for (const id of new Set(ids)) {
-    const account: AccountRow | undefined = await getAccount(db, id);
-    logins.set(id, account?.login ?? String(id));
-  }
+  const unique = [...new Set(ids)];
+  const rows =
+    unique.length === 0
+      ? []
+      : await db
+          .selectFrom('accounts')
+          .select(['account_id', 'login'])
+          .where('account_id', 'in', unique)
+          .execute();
+  const logins = new Map(rows.map((row) => [Number(row.account_id), row.login]));
+  for (const id of unique) if (!logins.has(id)) logins.set(id, String(id));
   return logins;
+}
+
+/** Repositories by id (one query). */
+export async function repositoriesById(
+  db: Kysely<Database>,
+  ids: number[],
+): Promise<Map<number, RepositoryRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('repositories').selectAll().where('repository_id', 'in', unique).execute();
+  return new Map(rows.map((row) => [Number(row.repository_id), row]));
 }
 
 /** Repository full names by id. */
 export async function repositoryNames(db: Kysely<Database>, ids: number[]): Promise<Map<number, string>> {
+  const rows = await repositoriesById(db, ids);
+  return new Map([...rows].map(([id, row]) => [id, row.full_name]));
+}
+
+/** Services by id (one query). */
+export async function servicesById(db: Kysely<Database>, ids: string[]): Promise<Map<string, ServiceRow>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('repositories')
-    .select(['repository_id', 'full_name'])
-    .where('repository_id', 'in', unique)
-    .execute();
-  return new Map(rows.map((row) => [Number(row.repository_id), row.full_name]));
+  const rows = await db.selectFrom('services').selectAll().where('service_id', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.service_id, row]));
+}
+
+/** Subscriptions as the API shows them, with the names of both sides (a few queries for the lot). */
+export async function subscriptionViews(
+  db: Kysely<Database>,
+  subscriptions: SubscriptionRow[],
+): Promise<SubscriptionView[]> {
+  const services = await servicesById(
+    db,
+    subscriptions.map((s) => s.service_id),
+  );
+  const all = [...services.values()];
+  const [logins, repositories] = await Promise.all([
+    accountLogins(db, [
+      ...all.map((s) => Number(s.account_id)),
+      ...subscriptions.map((s) => Number(s.consumer_account_id)),
+    ]),
+    repositoriesById(db, [
+      ...all.map((s) => Number(s.repository_id)),
+      ...subscriptions.map((s) => Number(s.consumer_repository_id)),
+    ]),
+  ]);
+  return subscriptions.map((subscription) => {
+    const service = services.get(subscription.service_id)!;
+    const consumerRepository = repositories.get(Number(subscription.consumer_repository_id));
+    return subscriptionView(subscription, {
+      service,
+      provider: logins.get(Number(service.account_id)) ?? '',
+      providerRepository: repositories.get(Number(service.repository_id))?.full_name ?? '',
+      consumer: logins.get(Number(subscription.consumer_account_id)) ?? '',
+      consumerRepository: consumerRepository?.full_name ?? '',
+      completionTracking: Boolean(consumerRepository?.completion_enabled),
+    });
+  });
 }

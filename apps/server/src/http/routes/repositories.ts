@@ -6,8 +6,18 @@ import { getRepository, listRepositories, setRepositoryFlag } from '../../store/
 import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '../../store/hooks.js';
 import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
 import { getWorkflow, listWorkflows, setWhitelisted } from '../../store/workflows.js';
+import {
+  AUTH_PROBLEMS,
+  CHANGE_PROBLEMS,
+  problems,
+  RepositoryPageSchema,
+  RepositorySchema,
+  WorkflowPageSchema,
+  WorkflowSchema,
+} from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { type Caller, MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { repositoryView, workflowView } from '../views.js';
 import { memberRepository } from './lookups.js';
@@ -26,12 +36,23 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         tags: ['repositories'],
         security,
         params: Type.Object({ account: Type.String() }),
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: RepositoryPageSchema,
+          ...problems(AUTH_PROBLEMS, 'account_not_found', 'invalid_cursor'),
+        },
       },
     },
     async (request) => {
       const account = memberAccount(requireCaller(request), request.params.account);
-      const repositories = await listRepositories(context.store.db, Number(account.account_id));
-      return { account: account.login, repositories: repositories.map(repositoryView) };
+      const { limit, store } = readPage(request.query, 1);
+      const rows = await listRepositories(context.store.db, Number(account.account_id), store);
+      const page = pageOf(rows, limit, (row) => [row.full_name]);
+      return {
+        account: account.login,
+        repositories: page.items.map(repositoryView),
+        nextCursor: page.nextCursor,
+      };
     },
   );
 
@@ -72,6 +93,16 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         security,
         params: RepoParams,
         body: Enabled,
+        response: {
+          200: RepositorySchema,
+          ...problems(
+            CHANGE_PROBLEMS,
+            'repository_not_found',
+            'installation_unavailable',
+            'github_rejected',
+            'github_unavailable',
+          ),
+        },
       },
     },
     async (request) => switchHook(requireCaller(request), request.params, request.body.enabled, 'provider'),
@@ -87,6 +118,16 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         security,
         params: RepoParams,
         body: Enabled,
+        response: {
+          200: RepositorySchema,
+          ...problems(
+            CHANGE_PROBLEMS,
+            'repository_not_found',
+            'installation_unavailable',
+            'github_rejected',
+            'github_unavailable',
+          ),
+        },
       },
     },
     async (request) => switchHook(requireCaller(request), request.params, request.body.enabled, 'completion'),
@@ -100,6 +141,11 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         tags: ['workflows'],
         security,
         params: RepoParams,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: WorkflowPageSchema,
+          ...problems(AUTH_PROBLEMS, 'repository_not_found', 'invalid_cursor'),
+        },
       },
     },
     async (request) => {
@@ -109,8 +155,14 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         request.params.owner,
         request.params.repo,
       );
-      const workflows = await listWorkflows(context.store.db, Number(repository.repository_id));
-      return { repository: repository.full_name, workflows: workflows.map(workflowView) };
+      const { limit, store } = readPage(request.query, 1);
+      const rows = await listWorkflows(context.store.db, Number(repository.repository_id), store);
+      const page = pageOf(rows, limit, (row) => [row.path]);
+      return {
+        repository: repository.full_name,
+        workflows: page.items.map(workflowView),
+        nextCursor: page.nextCursor,
+      };
     },
   );
 
@@ -123,6 +175,10 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         security,
         params: Type.Object({ owner: Type.String(), repo: Type.String(), file: Type.String() }),
         body: Type.Object({ whitelisted: Type.Boolean() }, { additionalProperties: false }),
+        response: {
+          200: WorkflowSchema,
+          ...problems(CHANGE_PROBLEMS, 'repository_not_found', 'invalid_workflow_file'),
+        },
       },
     },
     async (request) => {
@@ -135,7 +191,6 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
       const path = toWorkflowPath(request.params.file);
       if (path === null) {
         throw new HttpError(
-          400,
           'invalid_workflow_file',
           `${request.params.file} is not a workflow file name: use the file name under .github/workflows, e.g. deploy.yml`,
         );
@@ -221,14 +276,12 @@ export async function removeHook(
 function usableInstallation(account: AccountRow): number {
   if (account.installation_id === null || account.uninstalled_at !== null) {
     throw new HttpError(
-      409,
       'installation_unavailable',
       `the Zekt App is not installed on ${account.login}; install it again`,
     );
   }
   if (account.suspended_at !== null) {
     throw new HttpError(
-      409,
       'installation_unavailable',
       `the Zekt App installation of ${account.login} is suspended; unsuspend it in GitHub`,
     );
@@ -238,7 +291,7 @@ function usableInstallation(account: AccountRow): number {
 
 function githubFailure(error: unknown, what: string): HttpError {
   if (!(error instanceof GitHubApiError))
-    return new HttpError(502, 'github_unavailable', `${what}: GitHub did not answer`, {}, { cause: error });
+    return new HttpError('github_unavailable', `${what}: GitHub did not answer`, {}, { cause: error });
   const unreachable =
     error.details.some((d) => /public Internet/i.test(d)) || /public Internet/i.test(error.message);
   const hint = unreachable
@@ -247,7 +300,6 @@ function githubFailure(error: unknown, what: string): HttpError {
       ? ' — the App needs the "Webhooks: read and write" repository permission; accept the new permissions in GitHub'
       : '';
   return new HttpError(
-    502,
     'github_rejected',
     `${what}: ${error.message}${hint}`,
     { githubStatus: error.status ?? null },

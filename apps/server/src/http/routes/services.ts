@@ -1,8 +1,8 @@
+import type { Kysely } from 'kysely';
 import Type from 'typebox';
 import { DEFAULT_EVENT_TYPE, describeInvalidEventType, isValidEventType } from '../../domain/event-type.js';
 import { toWorkflowPath } from '../../domain/workflow-path.js';
-import { getAccount, getRepository } from '../../store/accounts.js';
-import type { ServiceRow } from '../../store/schema.js';
+import type { Database, ServiceRow } from '../../store/schema.js';
 import {
   createService,
   getService,
@@ -11,6 +11,13 @@ import {
   updateService,
 } from '../../store/services.js';
 import { getWorkflow } from '../../store/workflows.js';
+import {
+  AUTH_PROBLEMS,
+  CHANGE_PROBLEMS,
+  problems,
+  ServicePageSchema,
+  ServiceSchema,
+} from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import {
   type Caller,
@@ -19,9 +26,30 @@ import {
   memberAccount,
   requireCaller,
 } from '../authenticate.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { serviceView } from '../views.js';
-import { memberRepository } from './lookups.js';
+import { accountLogins, memberRepository, repositoryNames } from './lookups.js';
+
+/** Services as the API shows them, with their provider's and repository's names. */
+export async function serviceViews(db: Kysely<Database>, services: ServiceRow[]) {
+  const [logins, names] = await Promise.all([
+    accountLogins(
+      db,
+      services.map((s) => Number(s.account_id)),
+    ),
+    repositoryNames(
+      db,
+      services.map((s) => Number(s.repository_id)),
+    ),
+  ]);
+  return services.map((service) =>
+    serviceView(service, {
+      provider: logins.get(Number(service.account_id)) ?? '',
+      repository: names.get(Number(service.repository_id)) ?? '',
+    }),
+  );
+}
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const Visibility = Type.Union([Type.Literal('public'), Type.Literal('organization')]);
@@ -59,23 +87,16 @@ const UpdateService = Type.Object(
 /** Services: a provider publishes a whitelisted workflow for consumers. */
 export function registerServiceRoutes(api: App, context: AppContext): void {
   const db = context.store.db;
+  const views = (services: ServiceRow[]) => serviceViews(db, services);
 
   async function view(service: ServiceRow) {
-    const [repository, provider] = await Promise.all([
-      getRepository(db, Number(service.repository_id)),
-      getAccount(db, Number(service.account_id)),
-    ]);
-    return serviceView(service, { provider: provider?.login ?? '', repository: repository?.full_name ?? '' });
+    return (await views([service]))[0]!;
   }
 
   async function ownService(caller: Caller, serviceId: string): Promise<ServiceRow> {
     const service = await getService(db, serviceId);
     if (!service || !isMemberOf(caller, Number(service.account_id))) {
-      throw new HttpError(
-        404,
-        'service_not_found',
-        `no service ${serviceId} of an account you are a member of`,
-      );
+      throw new HttpError('service_not_found', `no service ${serviceId} of an account you are a member of`);
     }
     return service;
   }
@@ -83,20 +104,19 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
   async function checkSlug(accountId: number, slug: string, exceptServiceId?: string) {
     if (!SLUG.test(slug)) {
       throw new HttpError(
-        400,
         'invalid_slug',
         'slug must be 1–63 lower-case letters, digits or dashes, starting with a letter or digit',
       );
     }
     const taken = await getServiceBySlug(db, accountId, slug);
     if (taken && taken.service_id !== exceptServiceId) {
-      throw new HttpError(409, 'slug_taken', `this account already has a service called ${slug}`);
+      throw new HttpError('slug_taken', `this account already has a service called ${slug}`);
     }
   }
 
   function checkEventType(eventType: string) {
     if (!isValidEventType(eventType))
-      throw new HttpError(400, 'invalid_event_type', describeInvalidEventType(eventType));
+      throw new HttpError('invalid_event_type', describeInvalidEventType(eventType));
   }
 
   api.post(
@@ -107,18 +127,30 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
         tags: ['services'],
         security,
         body: CreateService,
+        response: {
+          201: ServiceSchema,
+          ...problems(
+            CHANGE_PROBLEMS,
+            'repository_not_found',
+            'provider_not_enabled',
+            'invalid_workflow_file',
+            'workflow_not_whitelisted',
+            'invalid_slug',
+            'slug_taken',
+            'invalid_event_type',
+          ),
+        },
       },
     },
     async (request, reply) => {
       const caller = requireCaller(request);
       const body = request.body;
       const [owner, repo] = body.repository.split('/');
-      if (!owner || !repo) throw new HttpError(400, 'invalid_request', 'repository must be owner/repo');
+      if (!owner || !repo) throw new HttpError('invalid_request', 'repository must be owner/repo');
       const { repository } = await memberRepository(db, caller, owner, repo);
       const accountId = Number(repository.account_id);
       if (!repository.provider_enabled) {
         throw new HttpError(
-          409,
           'provider_not_enabled',
           `${repository.full_name} is not enabled as a provider: PUT /api/v1/repositories/${repository.full_name}/provider {"enabled":true}`,
         );
@@ -126,7 +158,6 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       const workflowPath = toWorkflowPath(body.workflow);
       if (workflowPath === null) {
         throw new HttpError(
-          400,
           'invalid_workflow_file',
           `${body.workflow} is not a workflow file name such as deploy.yml`,
         );
@@ -134,7 +165,6 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       const workflow = await getWorkflow(db, Number(repository.repository_id), workflowPath);
       if (!workflow?.whitelisted) {
         throw new HttpError(
-          409,
           'workflow_not_whitelisted',
           `whitelist ${workflowPath} first: PUT /api/v1/repositories/${repository.full_name}/workflows/${workflowPath.split('/').pop()} {"whitelisted":true}`,
         );
@@ -168,7 +198,11 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
         summary: "Services of the caller's accounts",
         tags: ['services'],
         security,
-        querystring: Type.Object({ account: Type.Optional(Type.String()) }),
+        querystring: Type.Object({ account: Type.Optional(Type.String()), ...PageQuery }),
+        response: {
+          200: ServicePageSchema,
+          ...problems(AUTH_PROBLEMS, 'account_not_found', 'invalid_cursor'),
+        },
       },
     },
     async (request) => {
@@ -176,8 +210,9 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       const accountIds = request.query.account
         ? [Number(memberAccount(caller, request.query.account).account_id)]
         : caller.accounts.map((a) => Number(a.account_id));
-      const services = await listServices(db, accountIds);
-      return { services: await Promise.all(services.map(view)) };
+      const { limit, store } = readPage(request.query, 2);
+      const page = pageOf(await listServices(db, accountIds, store), limit, (s) => [s.slug, s.service_id]);
+      return { services: await views(page.items), nextCursor: page.nextCursor };
     },
   );
 
@@ -189,6 +224,7 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
         tags: ['services'],
         security,
         params: Type.Object({ id: Type.String() }),
+        response: { 200: ServiceSchema, ...problems(AUTH_PROBLEMS, 'service_not_found') },
       },
     },
     async (request) => view(await ownService(requireCaller(request), request.params.id)),
@@ -203,6 +239,16 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
         security,
         params: Type.Object({ id: Type.String() }),
         body: UpdateService,
+        response: {
+          200: ServiceSchema,
+          ...problems(
+            CHANGE_PROBLEMS,
+            'service_not_found',
+            'invalid_slug',
+            'slug_taken',
+            'invalid_event_type',
+          ),
+        },
       },
     },
     async (request) => {

@@ -9,14 +9,31 @@ import {
   setDurable,
   setSubscriptionStatus,
 } from '../../store/subscriptions.js';
+import {
+  AUTH_PROBLEMS,
+  CHANGE_PROBLEMS,
+  problems,
+  SubscriptionPageSchema,
+  SubscriptionSchema,
+} from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
-import { subscriptionView } from '../views.js';
-import { accountLogins, memberRepository, repositoryNames } from './lookups.js';
+import { memberRepository, subscriptionViews } from './lookups.js';
 
 const security = MANAGEMENT_SECURITY;
 const IdParams = Type.Object({ id: Type.String() });
+/** Which side of its subscriptions the caller wants to see: the services it provides, or consumes. */
+export const RoleQuery = Type.Optional(
+  Type.Union([Type.Literal('provider'), Type.Literal('consumer')], {
+    description: 'provider: subscriptions to your services; consumer: your subscriptions; default both',
+  }),
+);
+const DECISION_RESPONSE = {
+  200: SubscriptionSchema,
+  ...problems(CHANGE_PROBLEMS, 'subscription_not_found', 'invalid_transition'),
+};
 
 /**
  * Subscriptions (connections): a consumer requests access to a service for one of its
@@ -27,22 +44,7 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
   const db = context.store.db;
 
   async function view(subscription: SubscriptionRow) {
-    const service = (await getService(db, subscription.service_id))!;
-    const logins = await accountLogins(db, [
-      Number(service.account_id),
-      Number(subscription.consumer_account_id),
-    ]);
-    const names = await repositoryNames(db, [
-      Number(service.repository_id),
-      Number(subscription.consumer_repository_id),
-    ]);
-    return subscriptionView(subscription, {
-      service,
-      provider: logins.get(Number(service.account_id)) ?? '',
-      providerRepository: names.get(Number(service.repository_id)) ?? '',
-      consumer: logins.get(Number(subscription.consumer_account_id)) ?? '',
-      consumerRepository: names.get(Number(subscription.consumer_repository_id)) ?? '',
-    });
+    return (await subscriptionViews(db, [subscription]))[0]!;
   }
 
   /** The subscription and which sides of it the caller is on; 404 when on neither. */
@@ -53,7 +55,7 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
     const asConsumer =
       subscription !== undefined && isMemberOf(caller, Number(subscription.consumer_account_id));
     if (!subscription || (!asProvider && !asConsumer)) {
-      throw new HttpError(404, 'subscription_not_found', `no subscription ${id} that you are a party to`);
+      throw new HttpError('subscription_not_found', `no subscription ${id} that you are a party to`);
     }
     return { subscription, asProvider, asConsumer };
   }
@@ -67,16 +69,13 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
   ) {
     const { subscription, asProvider, asConsumer } = await visible(caller, id);
     if (!asProvider && !(consumerMayDo && asConsumer)) {
-      throw new HttpError(404, 'subscription_not_found', `no subscription ${id} of a service you provide`);
+      throw new HttpError('subscription_not_found', `no subscription ${id} of a service you provide`);
     }
     if (!allowedFrom.includes(subscription.status)) {
       throw new HttpError(
-        409,
         'invalid_transition',
         `the subscription is ${subscription.status}; it cannot become ${to}`,
-        {
-          status_current: subscription.status,
-        },
+        { statusCurrent: subscription.status },
       );
     }
     await setSubscriptionStatus(
@@ -105,23 +104,27 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
           },
           { additionalProperties: false },
         ),
+        response: {
+          201: SubscriptionSchema,
+          ...problems(CHANGE_PROBLEMS, 'service_not_found', 'repository_not_found', 'subscription_exists'),
+        },
       },
     },
     async (request, reply) => {
       const caller = requireCaller(request);
-      const visibleServices = await listDirectory(db, {
+      const [service] = await listDirectory(db, {
         memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
+        serviceId: request.body.serviceId,
       });
-      const service = visibleServices.find((s) => s.service_id === request.body.serviceId);
       if (!service) {
         throw new HttpError(
-          404,
           'service_not_found',
           `no published service ${request.body.serviceId} visible to you (see GET /api/v1/directory)`,
         );
       }
-      const [owner, repo] = request.body.deliversTo.split('/');
-      if (!owner || !repo) throw new HttpError(400, 'invalid_request', 'deliversTo must be owner/repo');
+      const [owner, repo, ...rest] = request.body.deliversTo.split('/');
+      if (!owner || !repo || rest.length > 0)
+        throw new HttpError('invalid_request', 'deliversTo must be owner/repo, e.g. globex/app');
       const { repository } = await memberRepository(db, caller, owner, repo);
       const created = await createSubscription(
         db,
@@ -135,7 +138,6 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
       );
       if (created === 'duplicate') {
         throw new HttpError(
-          409,
           'subscription_exists',
           `${repository.full_name} already has a requested or approved subscription to this service`,
         );
@@ -151,21 +153,34 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         summary: 'Subscriptions you are a party to (as consumer or provider)',
         tags: ['subscriptions'],
         security,
+        querystring: Type.Object({ role: RoleQuery, ...PageQuery }),
+        response: { 200: SubscriptionPageSchema, ...problems(AUTH_PROBLEMS, 'invalid_cursor') },
       },
     },
     async (request) => {
       const caller = requireCaller(request);
+      const { limit, store } = readPage(request.query, 1);
       const rows = await listSubscriptions(
         db,
         caller.accounts.map((a) => Number(a.account_id)),
+        { role: request.query.role, page: store },
       );
-      return { subscriptions: await Promise.all(rows.map((row) => view(row))) };
+      const page = pageOf(rows, limit, (row) => [row.subscription_id]);
+      return { subscriptions: await subscriptionViews(db, page.items), nextCursor: page.nextCursor };
     },
   );
 
   api.get(
     '/api/v1/subscriptions/:id',
-    { schema: { summary: 'One subscription', tags: ['subscriptions'], security, params: IdParams } },
+    {
+      schema: {
+        summary: 'One subscription',
+        tags: ['subscriptions'],
+        security,
+        params: IdParams,
+        response: { 200: SubscriptionSchema, ...problems(AUTH_PROBLEMS, 'subscription_not_found') },
+      },
+    },
     async (request) => view((await visible(requireCaller(request), request.params.id)).subscription),
   );
 
@@ -177,6 +192,7 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         tags: ['subscriptions'],
         security,
         params: IdParams,
+        response: DECISION_RESPONSE,
       },
     },
     async (request) => decide(requireCaller(request), request.params.id, 'approved', ['requested'], false),
@@ -189,6 +205,7 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         tags: ['subscriptions'],
         security,
         params: IdParams,
+        response: DECISION_RESPONSE,
       },
     },
     async (request) => decide(requireCaller(request), request.params.id, 'denied', ['requested'], false),
@@ -197,10 +214,11 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
     '/api/v1/subscriptions/:id/revoke',
     {
       schema: {
-        summary: 'Revoke a subscription (provider, or the consumer withdrawing)',
+        summary: 'Revoke a subscription (provider), or withdraw it (consumer: Remove)',
         tags: ['subscriptions'],
         security,
         params: IdParams,
+        response: DECISION_RESPONSE,
       },
     },
     async (request) =>
@@ -216,6 +234,10 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         security,
         params: IdParams,
         body: Type.Object({ durable: Type.Boolean() }, { additionalProperties: false }),
+        response: {
+          200: SubscriptionSchema,
+          ...problems(CHANGE_PROBLEMS, 'subscription_not_found', 'completion_tracking_disabled'),
+        },
       },
     },
     async (request) => {
@@ -223,16 +245,14 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
       const { subscription, asConsumer } = await visible(caller, request.params.id);
       if (!asConsumer)
         throw new HttpError(
-          404,
           'subscription_not_found',
           `no subscription ${request.params.id} delivering to your repositories`,
         );
       const repository = await getRepository(db, Number(subscription.consumer_repository_id));
       if (request.body.durable && !repository?.completion_enabled) {
         throw new HttpError(
-          409,
           'completion_tracking_disabled',
-          `turn on completion tracking for ${repository?.full_name} first (PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true})`,
+          `turn on completion tracking (COMPLETION) for ${repository?.full_name} first: Consumer › Zekt Repos in the console, or PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true}`,
         );
       }
       await setDurable(db, subscription.subscription_id, request.body.durable, context.clock.now());

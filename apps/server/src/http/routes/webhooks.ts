@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { ingestGitHubWebhook, type WebhookOutcome } from '../../ingest/github-webhook.js';
+import { problems, WebhookAnswerSchema } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError, sendProblem } from '../problem.js';
 
@@ -24,6 +25,17 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
         schema: {
           summary: 'GitHub webhook receiver (App webhook and the repository hooks Zekt places)',
           tags: ['ingestion'],
+          response: {
+            200: WebhookAnswerSchema,
+            202: WebhookAnswerSchema,
+            ...problems(
+              'invalid_signature',
+              'unsupported_media_type',
+              'malformed_webhook',
+              'hook_repository_mismatch',
+              'payload_too_large',
+            ),
+          },
         },
       },
       async (request, reply) => {
@@ -61,13 +73,13 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
 function answer(reply: FastifyReply, outcome: WebhookOutcome): FastifyReply {
   switch (outcome.outcome) {
     case 'unauthorized':
-      return sendProblem(reply, new HttpError(401, 'invalid_signature', outcome.detail));
+      return sendProblem(reply, new HttpError('invalid_signature', outcome.detail));
     case 'unsupported':
-      return sendProblem(reply, new HttpError(415, 'unsupported_media_type', outcome.detail));
+      return sendProblem(reply, new HttpError('unsupported_media_type', outcome.detail));
     case 'malformed':
-      return sendProblem(reply, new HttpError(400, 'malformed_webhook', outcome.detail));
+      return sendProblem(reply, new HttpError('malformed_webhook', outcome.detail));
     case 'forbidden':
-      return sendProblem(reply, new HttpError(403, 'hook_repository_mismatch', outcome.detail));
+      return sendProblem(reply, new HttpError('hook_repository_mismatch', outcome.detail));
     case 'duplicate':
       return reply.code(200).send({ outcome: 'duplicate', detail: outcome.detail });
     case 'pong':

@@ -1,0 +1,401 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { USAGE_COUNTERS } from '../domain/usage.js';
+import { PROBLEMS, type ProblemCode } from './problem-codes.js';
+
+/**
+ * The JSON shapes the API answers with, as TypeBox schemas. Each route declares them as its
+ * `response` schemas, so Fastify serialises with them (fast-json-stringify), the committed
+ * docs/openapi.json describes real bodies, and the console's client is generated from that
+ * document. views.ts builds these shapes from rows; its functions are typed by them.
+ */
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Time = Type.String({ format: 'date-time' });
+const NullableTime = Nullable(Time);
+
+/** Every list pages (SPEC 9): at most 100 items, and the cursor of the next page (null on the last). */
+const NextCursor = Nullable(
+  Type.String({ description: 'pass back as ?cursor= for the next page; null on the last page' }),
+);
+
+export const AccountSchema = Type.Object({
+  id: Type.Integer(),
+  login: Type.String(),
+  type: Type.String({ description: 'User or Organization' }),
+  installationId: Nullable(Type.Integer()),
+  suspended: Type.Boolean(),
+});
+
+export const MeSchema = Type.Object({
+  user: Type.Object({ login: Type.String(), id: Nullable(Type.Integer()) }),
+  accounts: Type.Array(AccountSchema),
+  installUrl: Nullable(
+    Type.String({
+      description: "where to install the Zekt GitHub App on an account (the App's public page)",
+    }),
+  ),
+});
+
+export const RepositorySchema = Type.Object({
+  id: Type.Integer(),
+  fullName: Type.String(),
+  private: Type.Boolean(),
+  provider: Type.Object({ enabled: Type.Boolean() }),
+  completionTracking: Type.Object({ enabled: Type.Boolean() }),
+});
+
+export const RepositoryPageSchema = Type.Object({
+  account: Type.String(),
+  repositories: Type.Array(RepositorySchema),
+  nextCursor: NextCursor,
+});
+
+export const WorkflowSchema = Type.Object({
+  file: Type.String({ description: 'file name under .github/workflows, e.g. deploy.yml' }),
+  path: Type.String(),
+  name: Nullable(Type.String()),
+  whitelisted: Type.Boolean(),
+  blockedCount: Type.Integer({ description: 'runs blocked because the workflow was not whitelisted' }),
+  firstSeenAt: NullableTime,
+  lastSeenAt: NullableTime,
+});
+
+export const WorkflowPageSchema = Type.Object({
+  repository: Type.String(),
+  workflows: Type.Array(WorkflowSchema),
+  nextCursor: NextCursor,
+});
+
+const Visibility = Type.Union([Type.Literal('public'), Type.Literal('organization')]);
+
+const ServiceFields = {
+  id: Type.String(),
+  provider: Type.String({ description: 'the provider account' }),
+  repository: Type.String(),
+  workflow: Type.String(),
+  workflowPath: Type.String(),
+  slug: Type.String(),
+  eventType: Type.String(),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  visibility: Visibility,
+};
+
+export const ServiceSchema = Type.Object({
+  ...ServiceFields,
+  published: Type.Boolean(),
+  createdAt: Time,
+  updatedAt: Time,
+});
+
+export const ServicePageSchema = Type.Object({
+  services: Type.Array(ServiceSchema),
+  nextCursor: NextCursor,
+});
+
+export const DirectoryServiceSchema = Type.Object(ServiceFields);
+
+export const DirectoryPageSchema = Type.Object({
+  services: Type.Array(DirectoryServiceSchema),
+  nextCursor: NextCursor,
+});
+
+export const SubscriptionStatusSchema = Type.Union([
+  Type.Literal('requested'),
+  Type.Literal('approved'),
+  Type.Literal('denied'),
+  Type.Literal('revoked'),
+]);
+
+export const SubscriptionSchema = Type.Object({
+  id: Type.String(),
+  status: SubscriptionStatusSchema,
+  durable: Type.Boolean(),
+  service: Type.Object({ id: Type.String(), slug: Type.String(), eventType: Type.String() }),
+  provider: Type.Object({ account: Type.String(), repository: Type.String(), workflow: Type.String() }),
+  consumer: Type.Object({ account: Type.String(), repository: Type.String() }),
+  deliversTo: Type.String({ description: 'the consumer repository (owner/repo)' }),
+  completionTracking: Type.Boolean({
+    description: 'whether COMPLETION is on for the consumer repository (Durable Delivery needs it)',
+  }),
+  requestedAt: Time,
+  decidedAt: NullableTime,
+});
+
+export const SubscriptionPageSchema = Type.Object({
+  subscriptions: Type.Array(SubscriptionSchema),
+  nextCursor: NextCursor,
+});
+
+export const DeliveryStatusSchema = Type.Union([
+  Type.Literal('Dispatched'),
+  Type.Literal('Confirmed'),
+  Type.Literal('Completed'),
+  Type.Literal('Failed'),
+]);
+
+export const AttemptSchema = Type.Object({
+  number: Type.Integer(),
+  at: Time,
+  durationMs: Type.Integer(),
+  outcome: Type.Union([Type.Literal('accepted'), Type.Literal('failed')]),
+  status: Nullable(Type.Integer({ description: "GitHub's HTTP status; null when no answer came" })),
+  category: Nullable(Type.String({ description: 'error category (SPEC 4) of a failed attempt' })),
+  message: Nullable(Type.String()),
+  headers: Nullable(Type.Record(Type.String(), Type.String(), { description: 'response headers kept' })),
+});
+
+export const DeliveryRecordSchema = Type.Object({
+  deliveryId: Type.String(),
+  correlationId: Type.String(),
+  connectionId: Type.String(),
+  deliveryStatus: DeliveryStatusSchema,
+  durable: Type.Boolean(),
+  dispatchedAt: Time,
+  confirmedAt: NullableTime,
+  completedAt: NullableTime,
+  consumerWorkflowConclusion: Nullable(Type.String()),
+  isFinalized: Type.Boolean(),
+  confirmationAttempts: Type.Integer(),
+  retryNumber: Type.Integer({
+    description:
+      'failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far',
+  }),
+  isReplay: Type.Boolean(),
+  provider: Type.Object({
+    account: Nullable(Type.String()),
+    repository: Nullable(Type.String()),
+    workflow: Nullable(Type.String()),
+    runId: Type.String(),
+    runAttempt: Type.Integer(),
+    runUrl: Nullable(Type.String({ description: "the provider run's page on GitHub" })),
+  }),
+  consumer: Type.Object({ account: Nullable(Type.String()), repository: Nullable(Type.String()) }),
+  eventType: Type.String(),
+  dispatch: Type.Object({
+    state: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('failed')], {
+      description: 'pending: GitHub has not accepted it yet; accepted; failed: given up',
+    }),
+    attempts: Type.Integer(),
+    nextAttemptAt: NullableTime,
+    payloadByReference: Type.Boolean(),
+  }),
+  platformResponse: Nullable(
+    Type.Object(
+      { status: Type.Integer(), at: Time, headers: Type.Record(Type.String(), Type.String()) },
+      { description: "GitHub's answer to the accepted dispatch" },
+    ),
+  ),
+  attempts: Type.Optional(Type.Array(AttemptSchema, { description: 'in single-record answers only' })),
+  replayedBy: Type.Optional(Type.String()),
+  replayOf: Type.Optional(Type.String()),
+  failureReason: Type.Optional(Type.String()),
+});
+
+export const DeliveryPageSchema = Type.Object({
+  deliveries: Type.Array(DeliveryRecordSchema),
+  nextCursor: NextCursor,
+});
+
+export const DeliveryPayloadSchema = Type.Object({
+  deliveryId: Type.String(),
+  event: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'client_payload.zekt.event: the run as Zekt forwarded it',
+  }),
+  payload: Type.Unknown({ description: "the provider's message, unchanged; null when the run sent none" }),
+  hasMessage: Type.Boolean(),
+  archivedAt: Time,
+  expiresAt: Time,
+});
+
+export const HealthSchema = Type.Union([
+  Type.Literal('Healthy'),
+  Type.Literal('Warning'),
+  Type.Literal('Critical'),
+]);
+
+export const ConnectionSchema = Type.Object({
+  id: Type.String(),
+  status: SubscriptionStatusSchema,
+  durable: Type.Boolean(),
+  service: Type.Object({ id: Type.String(), slug: Type.String() }),
+  provider: Type.Object({ account: Nullable(Type.String()), repository: Nullable(Type.String()) }),
+  consumer: Type.Object({ account: Nullable(Type.String()), repository: Nullable(Type.String()) }),
+  health: HealthSchema,
+  hasEvents: Type.Boolean({
+    description: 'false while the connection never had a delivery: the seed counts it Healthy',
+  }),
+  recentActivity: Type.Boolean({ description: 'a delivery within the last 7 days' }),
+  successRate: Nullable(Type.Number({ description: 'percent over the last 24 h; null without deliveries' })),
+  lastEventAt: NullableTime,
+  stats: Type.Object({
+    last24h: Type.Object({ total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() }),
+    last7d: Type.Object({ total: Type.Integer() }),
+    pending: Type.Integer({ description: 'deliveries GitHub has not accepted yet' }),
+  }),
+});
+
+export const ConnectionPageSchema = Type.Object({
+  connections: Type.Array(ConnectionSchema),
+  thresholds: Type.Object({
+    healthyPercent: Type.Number(),
+    warningPercent: Type.Number(),
+    windowHours: Type.Integer(),
+    recentActivityDays: Type.Integer(),
+  }),
+  nextCursor: NextCursor,
+});
+
+export const ConnectionHistorySchema = Type.Object({
+  connectionId: Type.String(),
+  days: Type.Array(
+    Type.Object({
+      day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+      total: Type.Integer(),
+      succeeded: Type.Integer(),
+      failed: Type.Integer(),
+      successRate: Nullable(Type.Number()),
+    }),
+  ),
+});
+
+const ErrorCategoryCounts = Type.Object({
+  service_unavailable: Type.Integer(),
+  timeout: Type.Integer(),
+  auth: Type.Integer(),
+  rate_limited: Type.Integer(),
+  network: Type.Integer(),
+  not_found: Type.Integer(),
+  rejected: Type.Integer(),
+  other: Type.Integer(),
+});
+
+export const DiagnosticsSchema = Type.Object({
+  connectionId: Type.String(),
+  health: HealthSchema,
+  successRate: Nullable(Type.Number()),
+  window: Type.Object({ from: Time, to: Time, days: Type.Integer() }),
+  categories: ErrorCategoryCounts,
+  consumerFailures: Type.Integer({ description: 'deliveries the consumer workflow reported as failed' }),
+  recentFailures: Type.Array(
+    Type.Object({
+      deliveryId: Type.String(),
+      attempt: Type.Integer(),
+      at: Time,
+      category: Nullable(Type.String()),
+      status: Nullable(Type.Integer()),
+      message: Nullable(Type.String()),
+    }),
+  ),
+  recommendations: Type.Array(Type.Object({ category: Type.String(), text: Type.String() })),
+});
+
+export const UsageCountersSchema = Type.Object(
+  Object.fromEntries(USAGE_COUNTERS.map((name) => [name, Type.Integer()])) as Record<
+    (typeof USAGE_COUNTERS)[number],
+    ReturnType<typeof Type.Integer>
+  >,
+);
+
+export const UsageSchema = Type.Object({
+  month: Type.String(),
+  usage: Type.Array(
+    Type.Object({
+      account: Type.String(),
+      month: Type.String(),
+      counters: UsageCountersSchema,
+      days: Type.Array(
+        Type.Object({ day: Type.String({ description: 'YYYY-MM-DD (UTC)' }), counters: UsageCountersSchema }),
+        { description: 'every day of the month up to today, oldest first' },
+      ),
+    }),
+  ),
+});
+
+export const BlockedSchema = Type.Object({
+  account: Type.String(),
+  month: Type.String(),
+  eventsReceived: Type.Integer(),
+  allowedEvents: Type.Integer(),
+  blockedEvents: Type.Integer(),
+  blockRate: Nullable(Type.Number({ description: 'percent of received events that were blocked' })),
+  orphanedMessages: Type.Integer(),
+  topWorkflows: Type.Array(
+    Type.Object({
+      repository: Type.String(),
+      workflow: Type.String(),
+      name: Nullable(Type.String()),
+      blocked: Type.Integer(),
+    }),
+  ),
+});
+
+export const MessageAcceptedSchema = Type.Object({
+  success: Type.Literal(true),
+  eventId: Type.String(),
+  consumersNotified: Type.Integer(),
+  message: Type.String(),
+});
+
+export const WebhookAnswerSchema = Type.Object({
+  outcome: Type.Union([
+    Type.Literal('accepted'),
+    Type.Literal('duplicate'),
+    Type.Literal('ignored'),
+    Type.Literal('applied'),
+    Type.Literal('pong'),
+  ]),
+  eventId: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.String()),
+});
+
+export type AccountView = Static<typeof AccountSchema>;
+export type RepositoryView = Static<typeof RepositorySchema>;
+export type WorkflowView = Static<typeof WorkflowSchema>;
+export type ServiceView = Static<typeof ServiceSchema>;
+export type SubscriptionView = Static<typeof SubscriptionSchema>;
+export type DeliveryRecordView = Static<typeof DeliveryRecordSchema>;
+export type AttemptView = Static<typeof AttemptSchema>;
+
+/** A problem (RFC 9457) whose `code` is one of `codes`; extensions ride along. */
+function problemSchema(codes: ProblemCode[]) {
+  const code = Type.Unsafe<ProblemCode>({ type: 'string', enum: codes });
+  return Type.Object(
+    {
+      type: Type.String(),
+      title: Type.String(),
+      status: Type.Integer(),
+      detail: Type.String(),
+      code,
+    },
+    {
+      additionalProperties: true,
+      description: codes.map((c) => `\`${c}\`: ${PROBLEMS[c].meaning}`).join('; '),
+    },
+  );
+}
+
+/** Problems any route can answer: a body that fails its schema, an outage, a bug. */
+const ALWAYS: ProblemCode[] = ['invalid_request', 'internal_error', 'store_unavailable'];
+/** Problems of the management API's authentication (authenticate.ts). */
+export const AUTH_PROBLEMS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'session_expired'];
+/** …and of a change made with the console's cookie from another site. */
+export const CHANGE_PROBLEMS: ProblemCode[] = [...AUTH_PROBLEMS, 'csrf_rejected'];
+
+/**
+ * Response schemas for the problems a route can answer, grouped by status (one schema per status,
+ * whose `code` is the union of that status's codes).
+ *
+ * @example response: { 200: DeliveryRecordSchema, ...problems(AUTH_PROBLEMS, 'delivery_not_found') }
+ */
+export function problems(
+  ...codes: Array<ProblemCode | ProblemCode[]>
+): Record<number, ReturnType<typeof problemSchema>> {
+  const all = [...new Set([...ALWAYS, ...codes.flat()])];
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of all) {
+    const status = PROBLEMS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries([...byStatus].map(([status, list]) => [status, problemSchema(list)]));
+}

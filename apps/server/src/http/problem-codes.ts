@@ -1,0 +1,243 @@
+/**
+ * Every problem Zekt answers with, in one table: the stable `code` clients branch on, its HTTP
+ * status, its RFC 9457 `title`, and what it means for the caller. The error handler, the response
+ * schemas of every route (and so docs/openapi.json), and the error table of docs/api.md are all
+ * made from this table; a test keeps docs/api.md in step with it.
+ */
+export const PROBLEMS = {
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    meaning: 'the body, query or path does not match the endpoint’s schema; `detail` names the field',
+  },
+  malformed_json: { status: 400, title: 'Malformed JSON', meaning: 'the body is not JSON (or is empty)' },
+  malformed_webhook: {
+    status: 400,
+    title: 'Malformed webhook',
+    meaning: 'a signed webhook whose payload lacks what its event must carry',
+  },
+  invalid_event_type: {
+    status: 400,
+    title: 'Invalid event type',
+    meaning:
+      'event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100)',
+  },
+  invalid_payload: {
+    status: 400,
+    title: 'Invalid payload',
+    meaning: 'a message’s `payload` must be a JSON value, or a string holding JSON',
+  },
+  invalid_slug: {
+    status: 400,
+    title: 'Invalid slug',
+    meaning: 'service slugs are 1–63 lower-case letters, digits and dashes, starting with a letter or digit',
+  },
+  invalid_workflow_file: {
+    status: 400,
+    title: 'Invalid workflow file',
+    meaning: 'give the workflow’s file name, e.g. `deploy.yml`',
+  },
+  invalid_oauth_state: {
+    status: 400,
+    title: 'Invalid login state',
+    meaning:
+      'the login’s callback does not carry the `state` this browser was given (started elsewhere, or older than 10 minutes): start again at `/auth/login`',
+  },
+  invalid_cursor: { status: 400, title: 'Invalid cursor', meaning: 'pass back `nextCursor` unchanged' },
+  invalid_month: { status: 400, title: 'Invalid month', meaning: 'months are `YYYY-MM`' },
+  unauthenticated: {
+    status: 401,
+    title: 'Authentication required',
+    meaning: 'send an API token (`Authorization: Bearer zkt_…`) or log in to the console',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Invalid token',
+    meaning:
+      'the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included)',
+  },
+  session_expired: {
+    status: 401,
+    title: 'Session expired',
+    meaning: 'the console session ended (logout, 12 hours, or unknown): log in again',
+  },
+  oauth_denied: { status: 401, title: 'Login declined', meaning: 'the user declined the login on GitHub' },
+  oauth_failed: {
+    status: 401,
+    title: 'Login failed',
+    meaning:
+      'GitHub refused the login’s code or the App’s OAuth credentials; `detail` carries GitHub’s reason',
+  },
+  invalid_signature: {
+    status: 401,
+    title: 'Invalid signature',
+    meaning: 'the webhook’s `X-Hub-Signature-256` does not match the hook’s secret; nothing was stored',
+  },
+  repository_mismatch: {
+    status: 403,
+    title: 'Repository mismatch',
+    meaning: 'the message body names another repository or run than the OIDC token proves',
+  },
+  hook_repository_mismatch: {
+    status: 403,
+    title: 'Hook repository mismatch',
+    meaning: 'a repository hook’s event is about another repository than the hook’s',
+  },
+  csrf_rejected: {
+    status: 403,
+    title: 'Cross-site request rejected',
+    meaning:
+      'a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token',
+  },
+  route_not_found: { status: 404, title: 'Route not found', meaning: 'no such endpoint' },
+  console_not_built: {
+    status: 404,
+    title: 'Console not built',
+    meaning: 'the console’s files are missing: run `npm run build`',
+  },
+  account_not_found: {
+    status: 404,
+    title: 'Account not found',
+    meaning: 'no account of that login that you are a member of',
+  },
+  repository_not_found: {
+    status: 404,
+    title: 'Repository not found',
+    meaning: 'no repository of that name in your accounts’ installations',
+  },
+  repository_not_enabled: {
+    status: 404,
+    title: 'Repository not enabled',
+    meaning: 'the message’s repository is not an enabled provider: enable it first',
+  },
+  service_not_found: { status: 404, title: 'Service not found', meaning: 'no such service in your accounts' },
+  subscription_not_found: {
+    status: 404,
+    title: 'Subscription not found',
+    meaning: 'no such subscription that you are a party to',
+  },
+  connection_not_found: {
+    status: 404,
+    title: 'Connection not found',
+    meaning: 'no such connection that you are a party to',
+  },
+  delivery_not_found: {
+    status: 404,
+    title: 'Delivery not found',
+    meaning: 'no delivery with that id / correlation id for the calling repository or your connections',
+  },
+  payload_not_found: {
+    status: 404,
+    title: 'No payload',
+    meaning: 'the delivery carried no message, only the completion event; there is nothing to fetch',
+  },
+  already_final: {
+    status: 409,
+    title: 'Delivery already final',
+    meaning: 'the delivery is Completed or Failed already; the current record is in the answer (`record`)',
+  },
+  run_already_routed: {
+    status: 409,
+    title: 'Run already routed',
+    meaning:
+      'the run completed and was routed before this message arrived; send the message before the run ends (or set `ZEKT_MESSAGE_GRACE_MS`)',
+  },
+  invalid_transition: {
+    status: 409,
+    title: 'Invalid transition',
+    meaning: 'the subscription’s status does not allow that decision; `statusCurrent` is its status',
+  },
+  subscription_exists: {
+    status: 409,
+    title: 'Subscription exists',
+    meaning: 'that repository already has a requested or approved subscription to the service',
+  },
+  slug_taken: { status: 409, title: 'Slug taken', meaning: 'another service of the account has that slug' },
+  provider_not_enabled: {
+    status: 409,
+    title: 'Provider not enabled',
+    meaning: 'enable the repository as a provider before creating a service',
+  },
+  workflow_not_whitelisted: {
+    status: 409,
+    title: 'Workflow not whitelisted',
+    meaning: 'whitelist the workflow before creating a service from it',
+  },
+  completion_tracking_disabled: {
+    status: 409,
+    title: 'Completion tracking is off',
+    meaning: 'turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery',
+  },
+  installation_unavailable: {
+    status: 409,
+    title: 'Installation unavailable',
+    meaning: 'the App is not installed on the account, or the installation is suspended',
+  },
+  archive_expired: {
+    status: 410,
+    title: 'Archive expired',
+    meaning: 'the archived payload is past its 90 days; it cannot be replayed or fetched',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    meaning: 'a message is at most 512 KB; a request body at most 1 MB',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    meaning: 'send JSON (`application/json`); webhooks must be configured with content type JSON',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    meaning: 'a bug: it has been logged with its stack; the answer reveals nothing',
+  },
+  github_rejected: {
+    status: 502,
+    title: 'GitHub rejected the call',
+    meaning: 'GitHub refused the call (placing a webhook); `detail` carries GitHub’s message',
+  },
+  github_unavailable: {
+    status: 502,
+    title: 'GitHub unavailable',
+    meaning: 'GitHub did not answer; try again',
+  },
+  oidc_unavailable: {
+    status: 503,
+    title: 'OIDC issuer unavailable',
+    meaning: 'the OIDC issuer’s keys could not be fetched; try again shortly',
+  },
+  oauth_not_configured: {
+    status: 503,
+    title: 'Login not configured',
+    meaning: 'console login needs `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET`',
+  },
+  store_unavailable: {
+    status: 503,
+    title: 'Store unavailable',
+    meaning: 'the database is unreachable; nothing was acknowledged; try again shortly',
+  },
+} as const satisfies Record<string, { status: number; title: string; meaning: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
+
+/** The codes answered with `status`. */
+export type ProblemCodeOf<S extends number> = {
+  [C in ProblemCode]: (typeof PROBLEMS)[C]['status'] extends S ? C : never;
+}[ProblemCode];
+
+export function isProblemCode(value: string): value is ProblemCode {
+  return Object.hasOwn(PROBLEMS, value);
+}
+
+/** docs/api.md's table of problems (a test checks the committed page contains it). */
+export function problemTable(): string {
+  const rows = PROBLEM_CODES.map((code) => {
+    const problem = PROBLEMS[code];
+    return `| ${problem.status} | \`${code}\` | ${problem.title} | ${problem.meaning} |`;
+  });
+  return ['| status | code | title | meaning — and what to do |', '|---|---|---|---|', ...rows].join('\n');
+}
