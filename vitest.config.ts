@@ -20,7 +20,7 @@ const sqliteOnly = [
   'apps/server/test/cli.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/api-docs.test.ts',
-  'apps/server/test/console.test.ts',
+  'apps/server/test/console-*.test.ts',
 ];
 
 export default defineConfig({

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProblemCode, PROBLEMS, problemTable } from '../src/http/problem-codes.js';
@@ -24,6 +26,16 @@ describe('docs/openapi.json', () => {
     await expect(`${JSON.stringify(served.body, null, 2)}\n`).toMatchFileSnapshot(
       join(root, 'docs/openapi.json'),
     );
+  });
+});
+
+describe("the console's generated API types", () => {
+  it('are those of docs/openapi.json (refresh: npm run generate -w @zekt/console)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'zekt-schema-')), 'schema.d.ts');
+    const cli = join(root, 'node_modules/openapi-typescript/bin/cli.js');
+    execFileSync(process.execPath, [cli, join(root, 'docs/openapi.json'), '-o', out], { stdio: 'ignore' });
+    const committed = readFileSync(join(root, 'apps/console/src/api/schema.d.ts'), 'utf8');
+    expect(committed === readFileSync(out, 'utf8')).toBe(true);
   });
 });
 

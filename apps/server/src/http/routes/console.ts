@@ -1,43 +1,60 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyReply } from 'fastify';
+import { gzipSync } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.js';
 import { HttpError } from '../problem.js';
 
 /** The built console (apps/console/dist), from this module in src/ or dist/ alike. */
 export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
 
-const ASSETS: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'styles.css': 'text/css; charset=utf-8',
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
 };
 
 /** Paths that are never console pages: an unknown one there is an API 404, not the page. */
 const NOT_PAGES = /^\/(api|auth|webhooks|console)(\/|$)|^\/(healthz|readyz)$/;
 
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzipped: Buffer | null;
+}
+
+/** Reads the built console once: its page, and the files Vite wrote under console/ (hashed names). */
+function loadConsole(dir: string): { page: Buffer; assets: Map<string, Asset> } | null {
+  if (!existsSync(join(dir, 'index.html'))) return null;
+  const assets = new Map<string, Asset>();
+  const assetDir = join(dir, 'console');
+  for (const name of existsSync(assetDir) ? readdirSync(assetDir) : []) {
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    const body = readFileSync(join(assetDir, name));
+    // Compressed once here, not per request; images and fonts are compressed already.
+    const gzipped = type.startsWith('text/') ? gzipSync(body) : null;
+    assets.set(name, { type, body, gzipped });
+  }
+  return { page: readFileSync(join(dir, 'index.html')), assets };
+}
+
 /**
- * Serves the console: its assets under /console/, and its page for `/` and every other GET a
- * browser navigates to (the console routes by path). The page and its assets are read once.
+ * Serves the console: its page for `/` and every other GET a browser navigates to (the console
+ * routes by path, so deep links survive a reload), and its files under /console/. Vite names the
+ * files by their content, so they are cached for good; the page is revalidated on every visit.
  *
- * The headers make the page hard to misuse: scripts and styles only from Zekt itself (CSP), never
- * framed, no MIME sniffing, no referrer to other sites.
+ * The headers make the page hard to misuse: scripts and styles only from Zekt itself (CSP, nothing
+ * inline), never framed, no MIME sniffing, no referrer to other sites.
  */
 export function registerConsoleRoutes(
   app: App,
   options: { consoleDir?: string; githubWebUrl: string },
 ): void {
-  const dir = options.consoleDir ?? DEFAULT_CONSOLE_DIR;
-  const built = existsSync(join(dir, 'index.html'));
-  const files = new Map<string, Buffer>();
-  const read = (name: string): Buffer => {
-    let content = files.get(name);
-    if (!content) {
-      content = readFileSync(join(dir, name));
-      files.set(name, content);
-    }
-    return content;
-  };
+  const built = loadConsole(options.consoleDir ?? DEFAULT_CONSOLE_DIR);
   const secure = (reply: FastifyReply) =>
     reply
       .header(
@@ -50,21 +67,27 @@ export function registerConsoleRoutes(
   const notBuilt = () =>
     new HttpError('console_not_built', 'the console is not built: run `npm run build` (npm start does)');
 
-  const page = async (_request: unknown, reply: FastifyReply) => {
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!built) throw notBuilt();
     return secure(reply)
       .header('cache-control', 'no-cache')
       .type('text/html; charset=utf-8')
-      .send(read('index.html'));
+      .send(built.page);
   };
 
   app.get('/', { schema: { hide: true } }, page);
   app.get('/console/:asset', { schema: { hide: true } }, async (request, reply) => {
     const { asset } = request.params as { asset: string };
-    const type = ASSETS[asset];
-    if (!type) throw new HttpError('route_not_found', `no console file ${asset}`);
     if (!built) throw notBuilt();
-    return secure(reply).header('cache-control', 'no-cache').type(type).send(read(asset));
+    const file = built.assets.get(asset);
+    if (!file) throw new HttpError('route_not_found', `no console file ${asset}`);
+    secure(reply)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('vary', 'accept-encoding');
+    if (file.gzipped && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+      return reply.header('content-encoding', 'gzip').type(file.type).send(file.gzipped);
+    }
+    return reply.type(file.type).send(file.body);
   });
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

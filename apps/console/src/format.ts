@@ -1,0 +1,33 @@
+/** Times as people read them, in their own time zone; the full ISO time is in the title. */
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+
+export function formatTime(iso: string | null | undefined): string {
+  return iso ? dateTime.format(new Date(iso)) : '—';
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  return iso ? dateOnly.format(new Date(iso)) : '—';
+}
+
+export function formatClock(date: Date): string {
+  return timeOnly.format(date);
+}
+
+export function formatPercent(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${value}%`;
+}
+
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** `dispatchApiCalls` → "Dispatch API calls". */
+export function counterLabel(name: string): string {
+  const words = name
+    .replace(/([A-Z])/g, ' $1')
+    .toLowerCase()
+    .replace(/\bapi\b/, 'API');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -1,0 +1,174 @@
+import { useState } from 'react';
+import type { Subscription } from '../api/client';
+import { Badge, SubscriptionBadge } from '../components/badge';
+import { Modal } from '../components/modal';
+import { Page, TableWrap } from '../components/page';
+import { Empty, InlineError, QueryView } from '../components/states';
+import { Time } from '../components/time';
+import { useAction } from '../hooks/use-action';
+import { useQuery } from '../hooks/use-query';
+import { type Decision, decide, loadSubscriptions } from './subscriptions-data';
+
+/** Provider › Subscribers: requests to approve or deny, active subscribers to revoke, and the past. */
+export function SubscribersView() {
+  const subscriptions = useQuery('subscriptions:provider', () => loadSubscriptions('provider'));
+  return (
+    <Page
+      title="Subscribers"
+      intro="Consumers ask for access to your services; each approved subscription delivers your runs to one of their repositories."
+    >
+      <QueryView query={subscriptions} what="subscribers">
+        {(list) => {
+          const requests = list.filter((s) => s.status === 'requested');
+          const active = list.filter((s) => s.status === 'approved');
+          const past = list.filter((s) => s.status === 'denied' || s.status === 'revoked');
+          return (
+            <>
+              <h2>Requests</h2>
+              {requests.length === 0 ? (
+                <Empty title="No requests waiting.">
+                  Consumers find your published services in the Directory and request access there.
+                </Empty>
+              ) : (
+                <SubscriberTable label="Requests" rows={requests} onDecided={subscriptions.reload} />
+              )}
+              <h2>Active subscribers</h2>
+              {active.length === 0 ? (
+                <Empty title="No active subscribers yet." />
+              ) : (
+                <SubscriberTable label="Active subscribers" rows={active} onDecided={subscriptions.reload} />
+              )}
+              {past.length > 0 ? (
+                <>
+                  <h2>Denied and revoked</h2>
+                  <SubscriberTable label="Denied and revoked" rows={past} onDecided={subscriptions.reload} />
+                </>
+              ) : null}
+            </>
+          );
+        }}
+      </QueryView>
+    </Page>
+  );
+}
+
+function SubscriberTable({
+  label,
+  rows,
+  onDecided,
+}: {
+  label: string;
+  rows: Subscription[];
+  onDecided: () => void;
+}) {
+  return (
+    <TableWrap label={label}>
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Consumer</th>
+            <th scope="col">Delivers to</th>
+            <th scope="col">Service</th>
+            <th scope="col">Requested</th>
+            <th scope="col">Status</th>
+            <th scope="col">Decision</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((subscription) => (
+            <SubscriberRow key={subscription.id} subscription={subscription} onDecided={onDecided} />
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function SubscriberRow({ subscription, onDecided }: { subscription: Subscription; onDecided: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction(async (decision: Decision) => {
+    await decide(subscription.id, decision);
+    setConfirming(false);
+    onDecided();
+  });
+  const who = `${subscription.consumer.account} (${subscription.deliversTo})`;
+  return (
+    <tr>
+      <th scope="row">{subscription.consumer.account}</th>
+      <td>{subscription.deliversTo}</td>
+      <td>
+        {subscription.service.slug} {subscription.durable ? <Badge tone="info">Durable</Badge> : null}
+      </td>
+      <td>
+        <Time iso={subscription.requestedAt} />
+      </td>
+      <td>
+        <SubscriptionBadge status={subscription.status} />
+      </td>
+      <td>
+        <div className="row-actions">
+          {subscription.status === 'requested' ? (
+            <>
+              <button
+                type="button"
+                className="primary"
+                disabled={action.pending}
+                aria-label={`Approve ${who}`}
+                onClick={() => void action.run('approve')}
+              >
+                Approve
+              </button>
+              <button
+                type="button"
+                disabled={action.pending}
+                aria-label={`Deny ${who}`}
+                onClick={() => void action.run('deny')}
+              >
+                Deny
+              </button>
+            </>
+          ) : null}
+          {subscription.status === 'approved' ? (
+            <button
+              type="button"
+              className="danger"
+              disabled={action.pending}
+              aria-label={`Revoke ${who}`}
+              onClick={() => setConfirming(true)}
+            >
+              Revoke
+            </button>
+          ) : null}
+        </div>
+        {!confirming ? <InlineError error={action.error} /> : null}
+        <Modal
+          open={confirming}
+          title={`Revoke ${subscription.consumer.account}’s subscription?`}
+          busy={action.pending}
+          onClose={() => setConfirming(false)}
+          actions={
+            <>
+              <button
+                type="button"
+                className="danger"
+                disabled={action.pending}
+                onClick={() => void action.run('revoke')}
+              >
+                {action.pending ? 'Revoking…' : 'Revoke'}
+              </button>
+              <button type="button" disabled={action.pending} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </>
+          }
+        >
+          <p>
+            {subscription.deliversTo} stops receiving {subscription.service.slug}’s runs at once. The consumer
+            can request access again.
+          </p>
+          <InlineError error={action.error} />
+        </Modal>
+      </td>
+    </tr>
+  );
+}

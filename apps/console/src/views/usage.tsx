@@ -1,0 +1,73 @@
+import { useState } from 'react';
+import { api, ok, type Usage } from '../api/client';
+import { BarChart } from '../components/chart';
+import { Page, TableWrap } from '../components/page';
+import { QueryView } from '../components/states';
+import { counterLabel } from '../format';
+import { useQuery } from '../hooks/use-query';
+
+type Account = Usage['usage'][number];
+type Counter = keyof Account['counters'];
+
+/** Usage: this month's counters per account (what is charged to whom, SPEC 8) and a chart per day. */
+export function UsageView() {
+  const usage = useQuery('usage', () => ok(api.GET('/api/v1/usage')));
+  return (
+    <Page
+      title="Usage"
+      intro="Events and messages are counted to the provider, dispatches and confirm/complete calls to the consumer (GitHub counts the dispatch against the consumer’s installation)."
+    >
+      <QueryView query={usage} what="usage">
+        {(data) => (
+          <>
+            {data.usage.map((account) => (
+              <AccountUsage key={account.account} account={account} />
+            ))}
+          </>
+        )}
+      </QueryView>
+    </Page>
+  );
+}
+
+function AccountUsage({ account }: { account: Account }) {
+  const counters = Object.keys(account.counters) as Counter[];
+  const [chosen, setChosen] = useState<Counter>('dispatchApiCalls');
+  return (
+    <section className="card" aria-labelledby={`usage-${account.account}`}>
+      <h2 id={`usage-${account.account}`}>
+        {account.account} · {account.month}
+      </h2>
+      <TableWrap label={`Counters of ${account.account}`}>
+        <table aria-label={`Usage of ${account.account}`}>
+          <tbody>
+            {counters.map((name) => (
+              <tr key={name}>
+                <th scope="row">{counterLabel(name)}</th>
+                <td className="number">{account.counters[name]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableWrap>
+      <label className="inline-field">
+        Per day{' '}
+        <select value={chosen} onChange={(event) => setChosen(event.target.value as Counter)}>
+          {counters.map((name) => (
+            <option key={name} value={name}>
+              {counterLabel(name)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <BarChart
+        title={`${counterLabel(chosen)} per day, ${account.month}`}
+        bars={account.days.map((day) => ({
+          label: day.day.slice(5),
+          value: day.counters[chosen],
+          text: `${day.day}: ${day.counters[chosen]}`,
+        }))}
+      />
+    </section>
+  );
+}
