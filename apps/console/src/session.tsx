@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { Account, Me } from './api/client';
+import { InlineField } from './components/field';
 import { setQuery, useLocation } from './router';
 
 export const SessionContext = createContext<Me | null>(null);
@@ -25,8 +26,7 @@ export function AccountPicker() {
   const account = useAccount();
   if (me.accounts.length < 2) return null;
   return (
-    <label className="inline-field">
-      Account{' '}
+    <InlineField label="Account">
       <select
         value={account.login}
         onChange={(event) => setQuery({ account: event.target.value }, { push: true })}
@@ -37,6 +37,6 @@ export function AccountPicker() {
           </option>
         ))}
       </select>
-    </label>
+    </InlineField>
   );
 }

@@ -35,3 +35,14 @@ export function Field(props: {
     </div>
   );
 }
+
+/** A label and its control side by side (filters, pickers), linked by id so the name is the label alone. */
+export function InlineField(props: { label: string; children: ReactElement<Record<string, unknown>> }) {
+  const id = useId();
+  return (
+    <span className="inline-field">
+      <label htmlFor={id}>{props.label}</label>
+      {cloneElement(props.children, { id })}
+    </span>
+  );
+}

@@ -8,6 +8,7 @@ import { Time } from '../components/time';
 import { formatPercent } from '../format';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
+import { useSession } from '../session';
 
 /**
  * My Connections: every connection the user is a party to, with its health (the seed's rule),
@@ -70,7 +71,10 @@ export function ConnectionsView() {
 }
 
 function ConnectionCard({ connection: c }: { connection: Connection }) {
+  const me = useSession();
   const [open, setOpen] = useState(false);
+  // The deliveries of a connection are listed on the caller's side of it.
+  const side = me.accounts.some((a) => a.login === c.consumer.account) ? 'consumer' : 'provider';
   const drawerId = `diagnostics-${c.id}`;
   return (
     <li className="card connection">
@@ -121,7 +125,13 @@ function ConnectionCard({ connection: c }: { connection: Connection }) {
             of {c.service.slug} to {c.consumer.repository}
           </span>
         </button>
-        <Link to={`/consumer/deliveries?connection=${c.id}`}>Deliveries</Link>
+        <Link to={`/${side}/deliveries?connection=${c.id}`}>
+          Deliveries
+          <span className="sr-only">
+            {' '}
+            of {c.service.slug} to {c.consumer.repository}
+          </span>
+        </Link>
       </div>
       {open ? <DiagnosticsDrawer id={drawerId} connectionId={c.id} /> : null}
     </li>

@@ -256,21 +256,22 @@ function Timeline({ delivery }: { delivery: Delivery }) {
       <h2 id="timeline-title">Timeline</h2>
       <svg
         className="timeline-picture"
-        viewBox="0 0 100 12"
-        preserveAspectRatio="none"
+        viewBox="0 0 400 16"
         role="img"
         aria-labelledby="timeline-picture-title"
       >
         <title id="timeline-picture-title">{list.map((m) => `${m.label}: ${m.detail}`).join('; ')}</title>
-        <line x1="1" y1="6" x2="99" y2="6" className="chart-axis" />
+        <line x1="6" y1="8" x2="394" y2="8" className="timeline-axis" />
         {list.map((m) => (
           <circle
             key={`${m.label}-${m.at}`}
-            cx={1 + ((Date.parse(m.at) - start) / span) * 98}
-            cy="6"
-            r="1.6"
+            cx={6 + ((Date.parse(m.at) - start) / span) * 388}
+            cy="8"
+            r="5"
             className={`mark mark-${m.tone}`}
-          />
+          >
+            <title>{`${m.label}: ${m.detail}`}</title>
+          </circle>
         ))}
       </svg>
       <ol className="timeline">

@@ -9,6 +9,7 @@ import {
   ok,
 } from '../api/client';
 import { DeliveryBadge } from '../components/badge';
+import { InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
@@ -193,8 +194,7 @@ function Filters({
   };
   return (
     <div className="filters">
-      <label className="inline-field">
-        Connection{' '}
+      <InlineField label="Connection">
         <select value={filters.connection} onChange={(event) => setQuery({ connection: event.target.value })}>
           <option value="">All</option>
           {connections.map((c) => (
@@ -203,9 +203,8 @@ function Filters({
             </option>
           ))}
         </select>
-      </label>
-      <label className="inline-field">
-        Status{' '}
+      </InlineField>
+      <InlineField label="Status">
         <select value={filters.status} onChange={(event) => setQuery({ status: event.target.value })}>
           <option value="">All</option>
           {STATUSES.map((s) => (
@@ -214,9 +213,8 @@ function Filters({
             </option>
           ))}
         </select>
-      </label>
-      <label className="inline-field">
-        Repository{' '}
+      </InlineField>
+      <InlineField label="Repository">
         <select value={filters.repository} onChange={(event) => setQuery({ repository: event.target.value })}>
           <option value="">All</option>
           {repositories.map((r) => (
@@ -225,27 +223,24 @@ function Filters({
             </option>
           ))}
         </select>
-      </label>
-      <label className="inline-field">
-        From{' '}
+      </InlineField>
+      <InlineField label="From">
         <input
           type="date"
           value={filters.since}
           onChange={(event) => setQuery({ since: event.target.value })}
         />
-      </label>
-      <label className="inline-field">
-        To{' '}
+      </InlineField>
+      <InlineField label="To">
         <input
           type="date"
           value={filters.until}
           onChange={(event) => setQuery({ until: event.target.value })}
         />
-      </label>
+      </InlineField>
       <search aria-label={`Search ${side} deliveries by run`}>
         <form onSubmit={search} className="inline-form">
-          <label className="inline-field">
-            Run id{' '}
+          <InlineField label="Run id">
             <input
               type="search"
               inputMode="numeric"
@@ -253,7 +248,7 @@ function Filters({
               onChange={(event) => setRunId(event.target.value)}
               placeholder="provider run_id"
             />
-          </label>
+          </InlineField>
           <button type="submit">Search</button>
         </form>
       </search>

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { allPages, api, type DirectoryService, ok } from '../api/client';
-import { Field } from '../components/field';
+import { Field, InlineField } from '../components/field';
 import { Modal } from '../components/modal';
 import { Page } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
@@ -45,15 +45,14 @@ export function DirectoryView() {
     >
       <search aria-label="Search the directory">
         <form className="toolbar" onSubmit={search}>
-          <label className="inline-field">
-            Search{' '}
+          <InlineField label="Search">
             <input
               type="search"
               value={text}
               onChange={(event) => setText(event.target.value)}
               placeholder="deploy"
             />
-          </label>
+          </InlineField>
           <button type="submit">Search</button>
           {tag ? (
             <ul className="chips" aria-label="Active filters">

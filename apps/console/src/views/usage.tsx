@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { api, ok, type Usage } from '../api/client';
 import { BarChart } from '../components/chart';
+import { InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { QueryView } from '../components/states';
 import { counterLabel } from '../format';
@@ -50,8 +51,7 @@ function AccountUsage({ account }: { account: Account }) {
           </tbody>
         </table>
       </TableWrap>
-      <label className="inline-field">
-        Per day{' '}
+      <InlineField label="Per day">
         <select value={chosen} onChange={(event) => setChosen(event.target.value as Counter)}>
           {counters.map((name) => (
             <option key={name} value={name}>
@@ -59,7 +59,7 @@ function AccountUsage({ account }: { account: Account }) {
             </option>
           ))}
         </select>
-      </label>
+      </InlineField>
       <BarChart
         title={`${counterLabel(chosen)} per day, ${account.month}`}
         bars={account.days.map((day) => ({

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { allPages, api, ok } from '../api/client';
-import { Field } from '../components/field';
+import { Field, InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
@@ -39,8 +39,7 @@ export function WorkflowsView() {
             </Empty>
           ) : (
             <>
-              <label className="inline-field">
-                Repository{' '}
+              <InlineField label="Repository">
                 <select
                   value={chosen}
                   onChange={(event) => setQuery({ repo: event.target.value }, { push: true })}
@@ -51,7 +50,7 @@ export function WorkflowsView() {
                     </option>
                   ))}
                 </select>
-              </label>
+              </InlineField>
               <RepositoryWorkflows key={chosen} fullName={chosen} />
             </>
           )
