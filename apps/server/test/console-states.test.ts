@@ -292,4 +292,23 @@ describe('views', () => {
     await expect.poll(() => new URL(page.url()).search).toBe('');
     expect(await page.getByRole('list', { name: 'Active filters' }).count()).toBe(0);
   });
+
+  it('page back with Load older, and keep the older pages through a live refresh', async () => {
+    for (let i = 0; i < 52; i++) await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    await eventually(async () => {
+      const list = await h.call('GET', '/api/v1/deliveries?limit=100', { token: world.providerToken });
+      return list.body.deliveries.length === 52 ? true : undefined;
+    }, 20_000);
+    const alice = await open('alice');
+    const page = alice.page;
+    await goTo(page, 'Provider', 'Delivery Status');
+    const rows = page.getByRole('table', { name: 'Deliveries' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.getByRole('button', { name: 'Load older' }).click();
+    await expect.poll(() => rows.count()).toBe(52);
+    expect(await page.getByRole('button', { name: 'Load older' }).count()).toBe(0);
+    const updated = await page.locator('.updated').textContent();
+    await expect.poll(() => page.locator('.updated').textContent(), { timeout: 15_000 }).not.toBe(updated);
+    expect(await rows.count()).toBe(52);
+  });
 });

@@ -18,6 +18,8 @@ export const BROWSER_SETUP_TIMEOUT_MS = 15 * 60_000;
 
 export interface ChromiumSource {
   env?: NodeJS.ProcessEnv;
+  /** Where Debian's package puts it; default /usr/bin/chromium. */
+  debianPath?: string;
   /** Playwright's own browser, if it downloaded one (`npx playwright install chromium`). */
   playwrightPath?: () => string;
   canInstall?: () => boolean;
@@ -35,7 +37,8 @@ export function findChromium(source: ChromiumSource = {}): string {
     }
     return env.CHROMIUM_PATH;
   }
-  if (isFile(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  const debian = source.debianPath ?? DEBIAN_CHROMIUM;
+  if (isFile(debian)) return debian;
   const playwright = safely(source.playwrightPath ?? (() => chromium.executablePath()));
   if (playwright && isFile(playwright)) return playwright;
   if (!(source.canInstall ?? canInstallWithApt)()) {
@@ -44,14 +47,14 @@ export function findChromium(source: ChromiumSource = {}): string {
     );
   }
   withInstallLock(() => {
-    if (!isFile(DEBIAN_CHROMIUM)) (source.install ?? installWithApt)();
+    if (!isFile(debian)) (source.install ?? installWithApt)();
   });
-  if (!isFile(DEBIAN_CHROMIUM)) {
+  if (!isFile(debian)) {
     throw new Error(
-      `installing Debian's chromium left no ${DEBIAN_CHROMIUM}: install it by hand (apt-get install chromium)`,
+      `installing Debian's chromium left no ${debian}: install it by hand (apt-get install chromium)`,
     );
   }
-  return DEBIAN_CHROMIUM;
+  return debian;
 }
 
 export async function launchChromium(): Promise<Browser> {
