@@ -238,10 +238,10 @@ describe('views', () => {
     await page.keyboard.press('Space');
     const dialog = page.getByRole('dialog', { name: 'Enable completion tracking for globex/app?' });
     await dialog.waitFor();
-    expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+    expect(await dialog.evaluate((d) => d.contains(d.ownerDocument.activeElement))).toBe(true);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
-    expect(await completion.evaluate((s) => s === document.activeElement)).toBe(true);
+    expect(await completion.evaluate((s) => s === s.ownerDocument.activeElement)).toBe(true);
     expect(await completion.getAttribute('aria-checked')).toBe('false');
     // Enter on the focused switch, then Tab to "Enable Tracking" and Enter: tracking on.
     await page.keyboard.press('Enter');
@@ -270,7 +270,7 @@ describe('views', () => {
       expect(await menu.getAttribute('aria-expanded')).toBe('true');
       await goTo(page, section, label);
       expect(await nav.isVisible()).toBe(false);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.locator('html').evaluate((html) => html.scrollWidth - html.clientWidth);
       expect({ label, overflow }).toEqual({ label, overflow: 0 });
     }
   });

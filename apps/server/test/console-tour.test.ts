@@ -149,7 +149,7 @@ async function seedHistory(): Promise<void> {
 
 /** Checks the view with axe, then photographs it. */
 async function visit(page: Page, name: string): Promise<void> {
-  await page.evaluate(() => document.fonts.ready);
+  await page.locator('html').evaluate((html) => html.ownerDocument.fonts.ready.then(() => true));
   expect(await seriousViolations(page), name).toEqual([]);
   const path = join(shots, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
