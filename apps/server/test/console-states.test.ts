@@ -107,8 +107,13 @@ describe('double clicks', () => {
     await web.dblclick();
     await expect.poll(() => web.textContent()).toBe('Enabled — webhook placed');
     expect(sent(alice, 'PUT /api/v1/repositories/acme/web/provider')).toBe(1);
-    const repositories = await h.call('GET', '/api/v1/accounts/acme/repositories', { token: world.providerToken });
-    expect(repositories.body.repositories[1]).toMatchObject({ fullName: 'acme/web', provider: { enabled: true } });
+    const repositories = await h.call('GET', '/api/v1/accounts/acme/repositories', {
+      token: world.providerToken,
+    });
+    expect(repositories.body.repositories[1]).toMatchObject({
+      fullName: 'acme/web',
+      provider: { enabled: true },
+    });
   });
 });
 
@@ -122,7 +127,9 @@ describe('switches', () => {
     await durable.click();
     const message = page.getByRole('alert');
     await message.waitFor();
-    expect(await message.textContent()).toContain('turn on completion tracking (COMPLETION) for globex/app first');
+    expect(await message.textContent()).toContain(
+      'turn on completion tracking (COMPLETION) for globex/app first',
+    );
     expect(await durable.getAttribute('aria-checked')).toBe('false');
     expect(await durable.getAttribute('aria-describedby')).toBe(await message.getAttribute('id'));
     const subscription = await h.call('GET', `/api/v1/subscriptions/${world.subscriptionId}`, {
@@ -145,7 +152,9 @@ describe('switches', () => {
     await web.click();
     const message = page.getByRole('alert');
     await message.waitFor();
-    expect(await message.textContent()).toMatch(/Resource not accessible by integration.*Webhooks: read and write/);
+    expect(await message.textContent()).toMatch(
+      /Resource not accessible by integration.*Webhooks: read and write/,
+    );
     expect(await web.getAttribute('aria-checked')).toBe('false');
     expect(await web.textContent()).toBe('Off');
   });
@@ -249,7 +258,9 @@ describe('views', () => {
     await dialog.getByRole('button', { name: 'Enable Tracking' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => completion.getAttribute('aria-checked')).toBe('true');
-    const repositories = await h.call('GET', '/api/v1/accounts/globex/repositories', { token: world.consumerToken });
+    const repositories = await h.call('GET', '/api/v1/accounts/globex/repositories', {
+      token: world.consumerToken,
+    });
     expect(repositories.body.repositories[0].completionTracking.enabled).toBe(true);
   });
 
@@ -286,7 +297,9 @@ describe('views', () => {
     expect(await chips.textContent()).toContain('Status: Failed');
     await page.getByText('No delivery matches these filters.').waitFor();
     await page.reload();
-    expect(await page.getByRole('list', { name: 'Active filters' }).textContent()).toContain('Status: Failed');
+    expect(await page.getByRole('list', { name: 'Active filters' }).textContent()).toContain(
+      'Status: Failed',
+    );
     expect(await page.getByLabel('Status', { exact: true }).inputValue()).toBe('Failed');
     await page.getByRole('button', { name: 'Remove filter Status: Failed' }).click();
     await expect.poll(() => new URL(page.url()).search).toBe('');

@@ -60,7 +60,10 @@ async function run(workflow: string, version: string) {
   return result.run.id;
 }
 
-async function settled(runId: number, done: (d: { deliveryStatus: string; dispatch: { state: string } }) => boolean) {
+async function settled(
+  runId: number,
+  done: (d: { deliveryStatus: string; dispatch: { state: string } }) => boolean,
+) {
   return eventually(async () => {
     const list = await h.call('GET', `/api/v1/deliveries?runId=${runId}`, { token: world.providerToken });
     const delivery = list.body.deliveries[0];
@@ -119,7 +122,9 @@ async function seedHistory(): Promise<void> {
     return response.body;
   };
   await ok('PUT', '/api/v1/repositories/acme/web/provider', world.providerToken, { enabled: true });
-  await ok('PUT', '/api/v1/repositories/acme/web/workflows/nightly.yml', world.providerToken, { whitelisted: true });
+  await ok('PUT', '/api/v1/repositories/acme/web/workflows/nightly.yml', world.providerToken, {
+    whitelisted: true,
+  });
   const nightly = await ok('POST', '/api/v1/services', world.providerToken, {
     repository: 'acme/web',
     workflow: 'nightly.yml',
@@ -194,7 +199,9 @@ describe('every view of the console', () => {
     await page.getByRole('region', { name: 'Blocked events of acme' }).getByText('lint.yml').waitFor();
     await visit(page, '07-provider-delivery-status');
     await page.goto(`${h.url}/deliveries/${retriedDelivery}`);
-    await expect.poll(() => page.getByRole('table', { name: 'Attempts' }).locator('tbody tr').count()).toBe(3);
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Attempts' }).locator('tbody tr').count())
+      .toBe(3);
     await page.getByText('"version": "1.3.0"').waitFor();
     await visit(page, '08-delivery-detail');
     await page.getByRole('button', { name: 'Replay' }).click();
@@ -229,7 +236,10 @@ describe('every view of the console', () => {
     await page.getByRole('heading', { name: 'acme-nightly' }).waitFor();
     await visit(page, '14-directory');
     await page.getByRole('button', { name: 'Request access to acme-nightly' }).click();
-    await page.getByRole('dialog', { name: 'Request access to acme-nightly' }).getByLabel('Delivers to').waitFor();
+    await page
+      .getByRole('dialog', { name: 'Request access to acme-nightly' })
+      .getByLabel('Delivers to')
+      .waitFor();
     await visit(page, '15-directory-request-dialog');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await goTo(page, null, 'My Connections');
