@@ -42,6 +42,29 @@ export interface Config {
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
   logLevel: string;
+  http: HttpLimits;
+  limits: AccountLimits;
+}
+
+/** What one request may cost the server (issue 10: bodies, time, nesting). */
+export interface HttpLimits {
+  /** Headers and body must arrive within this long. */
+  requestTimeoutMs: number;
+  /** Request body bytes one route holds at once; beyond it, 503 + Retry-After. */
+  bodyBytesInFlight: number;
+  /** Deepest nesting of arrays and objects accepted in any JSON Zekt parses. */
+  maxJsonDepth: number;
+  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (rate limits key on it). */
+  trustProxy: boolean | string[];
+}
+
+/** Per-client and per-account limits (issue 10). Rates are per minute. */
+export interface AccountLimits {
+  authFailuresPerMinute: number;
+  apiCallsPerMinute: number;
+  servicesPerAccount: number;
+  workflowsPerAccount: number;
+  pendingRequestsPerAccount: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +161,33 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_RETENTION_INTERVAL_MS',
     description: 'how often the retention sweeper runs (default 3600000)',
+  },
+  {
+    name: 'ZEKT_REQUEST_TIMEOUT_MS',
+    description: 'a request (headers and body) must arrive within this long (default 30000)',
+  },
+  {
+    name: 'ZEKT_BODY_BYTES_IN_FLIGHT',
+    description: 'request body bytes one endpoint holds at once, beyond it 503 (default 67108864)',
+  },
+  { name: 'ZEKT_MAX_JSON_DEPTH', description: 'deepest JSON nesting accepted (default 64)' },
+  {
+    name: 'ZEKT_TRUST_PROXY',
+    description: 'true, or the proxy addresses whose X-Forwarded-For is believed (default false)',
+  },
+  {
+    name: 'ZEKT_AUTH_FAILURE_LIMIT',
+    description: 'failed authentications a minute per client and per token prefix (default 30)',
+  },
+  {
+    name: 'ZEKT_API_CALL_LIMIT',
+    description: 'management API calls a minute per token or session (default 600)',
+  },
+  { name: 'ZEKT_MAX_SERVICES_PER_ACCOUNT', description: 'services one account may have (default 200)' },
+  { name: 'ZEKT_MAX_WORKFLOWS_PER_ACCOUNT', description: 'workflows one account may have (default 1000)' },
+  {
+    name: 'ZEKT_MAX_PENDING_REQUESTS_PER_ACCOUNT',
+    description: 'subscription requests one consumer account may have waiting (default 100)',
   },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
@@ -294,6 +344,8 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     );
   }
 
+  const trustProxy = parseTrustProxy(value('ZEKT_TRUST_PROXY'), problems);
+
   const logLevel = value('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -323,9 +375,40 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
     workerId: value('ZEKT_WORKER_ID') ?? null,
     logLevel,
+    http: {
+      requestTimeoutMs: integer('ZEKT_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+      bodyBytesInFlight: integer('ZEKT_BODY_BYTES_IN_FLIGHT', 64 * 1024 * 1024, 64 * 1024, 2 ** 40),
+      maxJsonDepth: integer('ZEKT_MAX_JSON_DEPTH', 64, 8, 10_000),
+      trustProxy,
+    },
+    limits: {
+      authFailuresPerMinute: integer('ZEKT_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+      apiCallsPerMinute: integer('ZEKT_API_CALL_LIMIT', 600, 1, 1_000_000),
+      servicesPerAccount: integer('ZEKT_MAX_SERVICES_PER_ACCOUNT', 200, 1, 1_000_000),
+      workflowsPerAccount: integer('ZEKT_MAX_WORKFLOWS_PER_ACCOUNT', 1_000, 1, 1_000_000),
+      pendingRequestsPerAccount: integer('ZEKT_MAX_PENDING_REQUESTS_PER_ACCOUNT', 100, 1, 1_000_000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * `ZEKT_TRUST_PROXY`: unset or `false` believes no proxy (the socket's address is the client);
+ * `true` believes every hop; anything else is a comma-separated list of the proxies' addresses or
+ * CIDR ranges — Fastify's `trustProxy`.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const addresses = raw.split(',').map((part) => part.trim());
+  if (addresses.some((a) => !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(a))) {
+    problems.push(
+      `ZEKT_TRUST_PROXY must be true, false, or proxy addresses such as 10.0.0.1,10.1.0.0/16 (got ${JSON.stringify(raw)})`,
+    );
+    return false;
+  }
+  return addresses;
 }
 
 /**

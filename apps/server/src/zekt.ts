@@ -140,6 +140,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
     wakeDispatcher: () => notifier.notify('deliveries'),
+    http: config.http,
+    limits: config.limits,
   });
 
   if (role !== 'api') {

@@ -117,6 +117,25 @@ describe('webhook ingestion', () => {
     expect((await counts()).events).toBe(before.events);
   });
 
+  it('does not remember a malformed installation event as processed (found by fuzzing)', async () => {
+    const guid = randomUUID();
+    const send = (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return post(body, { ...appHeaders('installation', body), 'x-github-delivery': guid });
+    };
+    const before = await counts();
+    await problem(await send({ action: 'created', installation: { id: 4242 } }), 400, 'malformed_webhook');
+    expect(await counts()).toEqual(before);
+    const fixed = await send({
+      action: 'created',
+      installation: { id: 4242, account: { id: 4242, login: 'later-fixed', type: 'Organization' } },
+      repositories: [],
+      sender: { id: 4243, login: 'fixer' },
+    });
+    expect(fixed.status).toBe(200);
+    expect(await fixed.json()).toMatchObject({ outcome: 'applied' });
+  });
+
   it('counts the same run key from two deliveries once', async () => {
     const run = await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     const again = await h.sim.sendRepositoryWebhook('acme/api', 'workflow_run', run.webhooks[0]!.payload);

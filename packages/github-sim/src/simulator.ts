@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import Fastify from 'fastify';
+import { renameAccount } from './account-renames.js';
 import { type AppOptions, createAppIdentity, toSimulatedApp } from './app-identity.js';
 import { type Clock, systemClock } from './clock.js';
 import { ConsumerWorkflows } from './consumer-workflows.js';
@@ -84,6 +85,11 @@ export interface GitHubSimulator {
   addOrgMember(org: string, login: string): void;
   /** Ends the membership: the organisation's installation is no longer listed for the user. */
   removeOrgMember(org: string, login: string): void;
+  /**
+   * Renames a user or organisation; it keeps its id. The old login is free at once: using it again
+   * creates another account with a new id, as GitHub recycles logins.
+   */
+  renameAccount(login: string, newLogin: string): void;
   /**
    * Signs a user in to the simulated github.com "in the browser" (created when unknown), or signs
    * out with null: `/login/oauth/authorize` then authorizes that user at once, as GitHub does for a
@@ -219,6 +225,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     deleteInstallation: (installationId) => deleteInstallation(ctx, installationId),
     addOrgMember: (org, login) => addOrgMember(ctx, org, login),
     removeOrgMember: (org, login) => removeOrgMember(ctx, org, login),
+    renameAccount: (login, newLogin) => renameAccount(ctx, login, newLogin),
     signIn(login) {
       state.signedInUser = login === null ? null : userAccount(ctx, login, 'login');
     },

@@ -58,7 +58,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100); `invalid_payload`: a message’s `payload` must be a JSON value, or a string holding JSON */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100); `invalid_payload`: a message’s `payload` must be a JSON value, or a string holding JSON */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -70,7 +70,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "malformed_json" | "invalid_event_type" | "invalid_payload";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_event_type" | "invalid_payload";
                         } & {
                             [key: string]: unknown;
                         };
@@ -130,6 +130,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `run_already_routed`: the run completed and was routed before this message arrived; send the message before the run ends (or set `ZEKT_MESSAGE_GRACE_MS`) */
                 409: {
                     headers: {
@@ -148,7 +166,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `payload_too_large`: a message is at most 512 KB; a request body at most 1 MB */
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -184,6 +202,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -202,7 +238,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -214,7 +250,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -326,7 +362,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -338,7 +374,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -380,6 +416,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `already_final`: the delivery is Completed or Failed already; the current record is in the answer (`record`) */
                 409: {
                     headers: {
@@ -393,6 +447,60 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "already_final";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -416,7 +524,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -428,7 +536,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -542,7 +650,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -554,7 +662,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -596,6 +704,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `already_final`: the delivery is Completed or Failed already; the current record is in the answer (`record`) */
                 409: {
                     headers: {
@@ -609,6 +735,60 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "already_final";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -632,7 +812,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -644,7 +824,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -758,6 +938,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -776,7 +992,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -788,7 +1004,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -959,7 +1175,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_webhook`: a signed webhook whose payload lacks what its event must carry */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `malformed_webhook`: a signed webhook whose payload lacks what its event must carry */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -971,7 +1187,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "malformed_webhook";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "malformed_webhook";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1013,7 +1229,25 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `payload_too_large`: a message is at most 512 KB; a request body at most 1 MB */
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -1049,6 +1283,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -1067,7 +1319,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1079,7 +1331,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1169,6 +1421,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -1187,7 +1457,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1199,7 +1469,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1316,6 +1586,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -1334,7 +1640,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1346,7 +1652,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1408,7 +1714,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1420,7 +1726,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1480,6 +1786,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `installation_unavailable`: the App is not installed on the account, or the installation is suspended */
                 409: {
                     headers: {
@@ -1493,6 +1817,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "installation_unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1534,7 +1930,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1546,7 +1942,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1607,7 +2003,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1619,7 +2015,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1679,6 +2075,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `installation_unavailable`: the App is not installed on the account, or the installation is suspended */
                 409: {
                     headers: {
@@ -1692,6 +2106,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "installation_unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1733,7 +2219,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1745,7 +2231,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1862,6 +2348,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -1880,7 +2402,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1892,7 +2414,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1955,7 +2477,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml` */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml` */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1967,7 +2489,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "invalid_workflow_file";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_workflow_file";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2027,6 +2549,114 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `limit_reached`: the account has as many services, workflows or pending subscription requests as a deployment allows (`limit`, set by `ZEKT_MAX_*_PER_ACCOUNT`): remove some first, or ask the operator */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "limit_reached";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -2045,7 +2675,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2057,7 +2687,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2178,6 +2808,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -2196,7 +2844,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2208,7 +2856,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2270,7 +2918,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml`; `invalid_slug`: service slugs are 1–63 lower-case letters, digits and dashes, starting with a letter or digit; `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100) */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml`; `invalid_slug`: service slugs are 1–63 lower-case letters, digits and dashes, starting with a letter or digit; `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2282,7 +2930,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "invalid_workflow_file" | "invalid_slug" | "invalid_event_type";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_workflow_file" | "invalid_slug" | "invalid_event_type";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2342,7 +2990,25 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `provider_not_enabled`: enable the repository as a provider before creating a service; `workflow_not_whitelisted`: whitelist the workflow before creating a service from it; `slug_taken`: another service of the account has that slug */
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `provider_not_enabled`: enable the repository as a provider before creating a service; `workflow_not_whitelisted`: whitelist the workflow before creating a service from it; `slug_taken`: another service of the account has that slug; `limit_reached`: the account has as many services, workflows or pending subscription requests as a deployment allows (`limit`, set by `ZEKT_MAX_*_PER_ACCOUNT`): remove some first, or ask the operator */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2354,7 +3020,61 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "provider_not_enabled" | "workflow_not_whitelisted" | "slug_taken";
+                            code: "provider_not_enabled" | "workflow_not_whitelisted" | "slug_taken" | "limit_reached";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2378,7 +3098,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2390,7 +3110,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2503,6 +3223,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -2521,7 +3277,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2533,7 +3289,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2595,7 +3351,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_slug`: service slugs are 1–63 lower-case letters, digits and dashes, starting with a letter or digit; `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100) */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_slug`: service slugs are 1–63 lower-case letters, digits and dashes, starting with a letter or digit; `invalid_event_type`: event types are 1–100 characters of letters, digits, `.`, `_`, `:` and `-` (GitHub’s `repository_dispatch` limit is 100) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2607,7 +3363,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "invalid_slug" | "invalid_event_type";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_slug" | "invalid_event_type";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2667,6 +3423,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `slug_taken`: another service of the account has that slug */
                 409: {
                     headers: {
@@ -2680,6 +3454,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "slug_taken";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2703,7 +3549,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2715,7 +3561,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2811,6 +3657,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -2829,7 +3693,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2841,7 +3705,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2954,6 +3818,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -2972,7 +3854,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2984,7 +3866,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3045,7 +3927,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3057,7 +3939,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3117,7 +3999,25 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `subscription_exists`: that repository already has a requested or approved subscription to the service */
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `subscription_exists`: that repository already has a requested or approved subscription to the service; `limit_reached`: the account has as many services, workflows or pending subscription requests as a deployment allows (`limit`, set by `ZEKT_MAX_*_PER_ACCOUNT`): remove some first, or ask the operator */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3129,7 +4029,61 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "subscription_exists";
+                            code: "subscription_exists" | "limit_reached";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3153,7 +4107,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3165,7 +4119,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3286,6 +4240,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -3304,7 +4294,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3316,7 +4306,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3381,7 +4371,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3393,7 +4383,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3453,6 +4443,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `completion_tracking_disabled`: turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery */
                 409: {
                     headers: {
@@ -3466,6 +4474,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "completion_tracking_disabled";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3489,7 +4569,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3501,7 +4581,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3566,7 +4646,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3578,7 +4658,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3638,6 +4718,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `invalid_transition`: the subscription’s status does not allow that decision; `statusCurrent` is its status */
                 409: {
                     headers: {
@@ -3651,6 +4749,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "invalid_transition";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3674,7 +4844,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3686,7 +4856,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3755,7 +4925,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3767,7 +4937,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3827,6 +4997,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `invalid_transition`: the subscription’s status does not allow that decision; `statusCurrent` is its status */
                 409: {
                     headers: {
@@ -3840,6 +5028,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "invalid_transition";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3863,7 +5123,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3875,7 +5135,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3944,7 +5204,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3956,7 +5216,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4016,6 +5276,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `invalid_transition`: the subscription’s status does not allow that decision; `statusCurrent` is its status */
                 409: {
                     headers: {
@@ -4029,6 +5307,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "invalid_transition";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4052,7 +5402,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4064,7 +5414,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4193,6 +5543,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -4211,7 +5579,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4223,7 +5591,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4336,6 +5704,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -4354,7 +5740,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4366,7 +5752,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4527,6 +5913,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -4545,7 +5949,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4557,7 +5961,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4716,6 +6120,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -4734,7 +6174,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4746,7 +6186,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4875,6 +6315,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -4893,7 +6369,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4905,7 +6381,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4930,11 +6406,17 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-dispatch the archived payload of a delivery as a new delivery */
+        /**
+         * Re-dispatch the archived payload of a delivery as a new delivery
+         * @description Only while the subscription is approved; at most 10 replays of a delivery an hour. A repeated request with the same Idempotency-Key returns the first replay.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description any 1–200 visible ASCII characters; the same key returns the same replay */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     deliveryId: string;
                 };
@@ -5012,7 +6494,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5024,7 +6506,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5084,6 +6566,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `subscription_inactive`: the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "subscription_inactive";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `archive_expired`: the archived payload is past its 90 days; it cannot be replayed or fetched */
                 410: {
                     headers: {
@@ -5097,6 +6615,78 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "archive_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds; `replay_limit_reached`: a delivery is replayed at most 10 times an hour: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "replay_limit_reached";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5120,7 +6710,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5132,7 +6722,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5259,6 +6849,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -5277,7 +6885,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5289,7 +6897,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5400,6 +7008,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -5418,7 +7062,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5430,7 +7074,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5564,6 +7208,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
                 /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
                 500: {
                     headers: {
@@ -5582,7 +7262,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5594,7 +7274,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable";
                         } & {
                             [key: string]: unknown;
                         };

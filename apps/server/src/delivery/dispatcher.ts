@@ -12,6 +12,7 @@ import { type AttemptRecord, claimDueDeliveries, recordAttempt } from '../store/
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { getSubscription } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 
 /**
@@ -43,7 +44,14 @@ export interface Dispatcher {
   dispatchDue(): Promise<number>;
 }
 
-type Failure = { category: ErrorCategory; message: string; status?: number; headers: Record<string, string> };
+type Failure = {
+  category: ErrorCategory;
+  message: string;
+  status?: number;
+  headers: Record<string, string>;
+  /** The delivery's `failure_reason` when it fails for a reason of Zekt's, not GitHub's. */
+  reason?: string;
+};
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, logger } = options;
@@ -138,11 +146,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
   > {
     const db = store.db;
-    const [account, repository, archive] = await Promise.all([
+    const [account, repository, archive, subscription] = await Promise.all([
       getAccount(db, Number(row.consumer_account_id)),
       getRepository(db, Number(row.consumer_repository_id)),
       getArchive(db, row.event_id),
+      getSubscription(db, row.subscription_id),
     ]);
+    // Revoked, withdrawn or denied since the delivery was created: nothing more goes to that repository.
+    if (subscription?.status !== 'approved') {
+      return {
+        failure: {
+          category: 'other',
+          headers: {},
+          reason: 'subscription_inactive',
+          message: `the subscription is ${subscription?.status ?? 'gone'}: Zekt no longer sends its repository anything`,
+        },
+      };
+    }
     if (!account || account.installation_id === null || account.uninstalled_at !== null) {
       return {
         failure: {
@@ -332,6 +352,7 @@ function toFailure(result: Extract<DispatchResult, { ok: false }>): Failure {
 }
 
 function failureReason(row: DeliveryRow, failure: Failure, permanent: boolean): string {
+  if (failure.reason !== undefined) return failure.reason;
   if (!row.durable) return `dispatch_failed: ${failure.category}`;
   if (permanent) return failure.category === 'rejected' ? 'dispatch_rejected' : 'consumer_not_found';
   return 'dispatch_exhausted';

@@ -2,56 +2,110 @@ import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
 import { getArchive } from '../store/archives.js';
 import { getDelivery, insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
-import type { DeliveryRow } from '../store/schema.js';
+import { findReplayRequest, recentReplayTimes, recordReplayRequest } from '../store/replays.js';
+import type { DeliveryRow, SubscriptionStatus } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { isUniqueViolation } from '../store/store-errors.js';
+import { getSubscription } from '../store/subscriptions.js';
 
 /**
  * Replay (SPEC 7; the seed's section 3): a new delivery of the archived payload, non-destructive.
  * The new record has its own id, its own `retryNumber` from 0 (a replay is not a retry) and
  * `replayOf`; the original keeps its state and gains `replayedBy`. The dispatcher sends it with `isReplay: true`.
+ *
+ * Only while the subscription is approved: a revoked, withdrawn or denied one sends nothing more to
+ * its repository. At most `REPLAY_LIMIT` replays of one delivery (its run to its subscription,
+ * replays of replays included) within `REPLAY_WINDOW_MS`. An idempotency key makes a repeated
+ * request (same caller, delivery and key) return the replay the first one created.
  */
+export const REPLAY_LIMIT = 10;
+export const REPLAY_WINDOW_MS = 3_600_000;
+
 export type ReplayResult =
   | { outcome: 'not_found' }
   | { outcome: 'archive_expired' }
+  | { outcome: 'subscription_inactive'; status: SubscriptionStatus | null }
+  | { outcome: 'limited'; retryAfterMs: number }
   | { outcome: 'replayed'; original: DeliveryRow; replayId: string };
+
+export interface ReplayRequest {
+  deliveryId: string;
+  /** Who asks (a user id): idempotency keys are theirs alone. */
+  requestedBy: string;
+  idempotencyKey?: string | undefined;
+}
 
 export async function replayDelivery(
   deps: { store: Store; clock: Clock },
-  deliveryId: string,
+  request: ReplayRequest,
   mayAccess: (delivery: DeliveryRow) => boolean,
 ): Promise<ReplayResult> {
-  return deps.store.transaction(async (trx) => {
-    const original = await getDelivery(trx, deliveryId);
-    if (!original || !mayAccess(original)) return { outcome: 'not_found' };
-    const now = deps.clock.now();
-    const archive = await getArchive(trx, original.event_id);
-    if (!archive || Number(archive.expires_at) < now) return { outcome: 'archive_expired' };
-    const replayId = newDeliveryId(now);
-    await insertDeliveries(trx, [
-      newDeliveryRow(
-        {
-          deliveryId: replayId,
-          eventId: original.event_id,
-          subscriptionId: original.subscription_id,
-          serviceId: original.service_id,
-          providerAccountId: Number(original.provider_account_id),
-          providerRepositoryId: Number(original.provider_repository_id),
-          consumerAccountId: Number(original.consumer_account_id),
-          consumerRepositoryId: Number(original.consumer_repository_id),
-          correlationId: original.correlation_id,
-          runAttempt: original.run_attempt,
-          eventType: original.event_type,
-          durable: Boolean(original.durable),
-          replayOf: original.delivery_id,
-        },
-        now,
-      ),
-    ]);
-    await trx
-      .updateTable('deliveries')
-      .set({ replayed_by: replayId, updated_at: now })
-      .where('delivery_id', '=', original.delivery_id)
-      .execute();
-    return { outcome: 'replayed', original, replayId };
-  });
+  try {
+    return await deps.store.transaction((trx) => replayOnce(trx, deps.clock.now(), request, mayAccess));
+  } catch (error) {
+    // The same key arrived twice at once; the other request's replay is now committed: return it.
+    if (request.idempotencyKey === undefined || !isUniqueViolation(error)) throw error;
+    return deps.store.transaction((trx) => replayOnce(trx, deps.clock.now(), request, mayAccess));
+  }
+}
+
+async function replayOnce(
+  trx: Store['db'],
+  now: number,
+  request: ReplayRequest,
+  mayAccess: (delivery: DeliveryRow) => boolean,
+): Promise<ReplayResult> {
+  const original = await getDelivery(trx, request.deliveryId);
+  if (!original || !mayAccess(original)) return { outcome: 'not_found' };
+  const key = request.idempotencyKey;
+  if (key !== undefined) {
+    const earlier = await findReplayRequest(trx, request.requestedBy, original.delivery_id, key);
+    if (earlier) return { outcome: 'replayed', original, replayId: earlier.replay_id };
+  }
+  const subscription = await getSubscription(trx, original.subscription_id);
+  if (subscription?.status !== 'approved') {
+    return { outcome: 'subscription_inactive', status: subscription?.status ?? null };
+  }
+  const archive = await getArchive(trx, original.event_id);
+  if (!archive || Number(archive.expires_at) < now) return { outcome: 'archive_expired' };
+  const recent = await recentReplayTimes(trx, original, now - REPLAY_WINDOW_MS);
+  if (recent.length >= REPLAY_LIMIT) {
+    // Free again when the oldest replay of the window leaves it.
+    const oldest = recent[recent.length - REPLAY_LIMIT]!;
+    return { outcome: 'limited', retryAfterMs: oldest + REPLAY_WINDOW_MS - now };
+  }
+  const replayId = newDeliveryId(now);
+  if (key !== undefined) {
+    await recordReplayRequest(
+      trx,
+      { requestedBy: request.requestedBy, deliveryId: original.delivery_id, key, replayId },
+      now,
+    );
+  }
+  await insertDeliveries(trx, [
+    newDeliveryRow(
+      {
+        deliveryId: replayId,
+        eventId: original.event_id,
+        subscriptionId: original.subscription_id,
+        serviceId: original.service_id,
+        providerAccountId: Number(original.provider_account_id),
+        providerRepositoryId: Number(original.provider_repository_id),
+        consumerAccountId: Number(original.consumer_account_id),
+        consumerRepositoryId: Number(original.consumer_repository_id),
+        correlationId: original.correlation_id,
+        runAttempt: original.run_attempt,
+        eventType: original.event_type,
+        durable: Boolean(original.durable),
+        replayOf: original.delivery_id,
+      },
+      now,
+    ),
+  ]);
+  await trx
+    .updateTable('deliveries')
+    .set({ replayed_by: replayId, updated_at: now })
+    .where('delivery_id', '=', original.delivery_id)
+    .execute();
+  return { outcome: 'replayed', original, replayId };
 }

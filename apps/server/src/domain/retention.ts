@@ -11,6 +11,10 @@ export const RETENTION_MS = {
   orphanedMessages: DAY_MS,
   /** Delivery GUIDs are remembered long enough to absorb GitHub's redeliveries. */
   webhookDeliveries: 30 * DAY_MS,
+  /** A replay's Idempotency-Key returns the same replay for a day. */
+  replayRequests: DAY_MS,
+  /** Rate-limit windows are a minute; an hour of them is kept for whoever looks into an attack. */
+  rateLimitWindows: 3_600_000,
 } as const;
 
 /** Rows created strictly before this time have expired. */

@@ -71,9 +71,26 @@ export class GitHubApiError extends Error {
   }
 }
 
+/** A repository hook as GitHub lists it (its secret is never shown). */
+export interface RepositoryHook {
+  id: number;
+  url: string | null;
+  events: string[];
+}
+
+/** GitHub answers a hook call within this long, or the call fails (a switch must not hang). */
+const HOOK_CALL_TIMEOUT_MS = 10_000;
+
 export interface GitHubClient {
   dispatch(input: DispatchInput): Promise<DispatchResult>;
   createRepositoryHook(input: RepositoryHookInput): Promise<{ hookId: number }>;
+  listRepositoryHooks(input: {
+    installationId: number;
+    owner: string;
+    repo: string;
+  }): Promise<RepositoryHook[]>;
+  /** Replaces a hook's URL, secret and events (GitHub keeps no part of the old configuration). */
+  updateRepositoryHook(input: RepositoryHookInput & { hookId: number }): Promise<void>;
   deleteRepositoryHook(input: {
     installationId: number;
     owner: string;
@@ -145,10 +162,47 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
           active: true,
           events: input.events,
           config: { url: input.url, content_type: 'json', secret: input.secret, insecure_ssl: '0' },
+          request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
         });
         return { hookId: response.data.id };
       } catch (error) {
         throw toApiError(error, `placing a webhook in ${input.owner}/${input.repo}`);
+      }
+    },
+
+    async listRepositoryHooks(input) {
+      try {
+        const octokit = await app.getInstallationOctokit(input.installationId);
+        const response = await octokit.request('GET /repos/{owner}/{repo}/hooks', {
+          owner: input.owner,
+          repo: input.repo,
+          per_page: 100,
+          request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
+        });
+        return response.data.map((hook) => ({
+          id: hook.id,
+          url: typeof hook.config?.url === 'string' ? hook.config.url : null,
+          events: hook.events,
+        }));
+      } catch (error) {
+        throw toApiError(error, `listing the webhooks of ${input.owner}/${input.repo}`);
+      }
+    },
+
+    async updateRepositoryHook(input) {
+      try {
+        const octokit = await app.getInstallationOctokit(input.installationId);
+        await octokit.request('PATCH /repos/{owner}/{repo}/hooks/{hook_id}', {
+          owner: input.owner,
+          repo: input.repo,
+          hook_id: input.hookId,
+          active: true,
+          events: input.events,
+          config: { url: input.url, content_type: 'json', secret: input.secret, insecure_ssl: '0' },
+          request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
+        });
+      } catch (error) {
+        throw toApiError(error, `updating the webhook of ${input.owner}/${input.repo}`);
       }
     },
 
@@ -159,6 +213,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
           owner: input.owner,
           repo: input.repo,
           hook_id: input.hookId,
+          request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
         });
       } catch (error) {
         // The hook (or the repository) is already gone: that is what we wanted.

@@ -375,12 +375,31 @@ function problemSchema(codes: ProblemCode[]) {
   );
 }
 
-/** Problems any route can answer: a body that fails its schema, an outage, a bug. */
-const ALWAYS: ProblemCode[] = ['invalid_request', 'internal_error', 'store_unavailable'];
-/** Problems of the management API's authentication (authenticate.ts). */
+/**
+ * Problems any route can answer: a request that fails its schema, a client locked out after failed
+ * authentications, an outage or a shutdown, a bug.
+ */
+const ALWAYS: ProblemCode[] = [
+  'invalid_request',
+  'rate_limited',
+  'internal_error',
+  'server_unavailable',
+  'store_unavailable',
+];
+/** Problems of a request body, whatever the route (body-budget.ts, json-parser.ts). */
+export const BODY_PROBLEMS: ProblemCode[] = [
+  'malformed_json',
+  'json_too_deep',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+];
+/** A path parameter longer than the router takes (routes with parameters). */
+export const PATH_PROBLEMS: ProblemCode[] = ['uri_too_long'];
+/** Problems of the management API's authentication (authenticate.ts), its rate limit included. */
 export const AUTH_PROBLEMS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'session_expired'];
-/** …and of a change made with the console's cookie from another site. */
-export const CHANGE_PROBLEMS: ProblemCode[] = [...AUTH_PROBLEMS, 'csrf_rejected'];
+/** …and of a change made with the console's cookie from another site, which may carry a body. */
+export const CHANGE_PROBLEMS: ProblemCode[] = [...AUTH_PROBLEMS, 'csrf_rejected', ...BODY_PROBLEMS];
 
 /**
  * Response schemas for the problems a route can answer, grouped by status (one schema per status,

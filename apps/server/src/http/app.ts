@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
+import type { AccountLimits, HttpLimits } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
 import type { GitHubOAuth } from '../github/github-oauth.js';
@@ -11,7 +12,14 @@ import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Store } from '../store/store.js';
 import { authenticateCallers } from './authenticate.js';
+import { guardRequestBodies } from './body-budget.js';
+import { clientErrorProblem, frameworkErrorProblem, refuseWhileClosing } from './framework-errors.js';
+import { acceptOnlyBoundedJson } from './json-parser.js';
+import { refuseNulCharacters } from './nul-characters.js';
 import { installProblemHandlers } from './problem.js';
+import { createRateLimiter, limitFailedAuthentication } from './rate-limits.js';
+import { requestForLog } from './request-log.js';
+import { addSecurityHeaders } from './response-headers.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
 import { registerConsoleRoutes } from './routes/console.js';
@@ -49,6 +57,10 @@ export interface AppContext {
   wakeRouter: () => void;
   /** Wakes the dispatcher: a delivery became due (replay). */
   wakeDispatcher: () => void;
+  /** What one request may cost (timeouts, body bytes, JSON depth) and who counts as the client. */
+  http: HttpLimits;
+  /** Rate limits and per-account caps. */
+  limits: AccountLimits;
 }
 
 export type App = FastifyInstance<
@@ -65,16 +77,37 @@ export type App = FastifyInstance<
  */
 export async function buildHttpApp(context: AppContext): Promise<App> {
   const app: App = Fastify({
-    loggerInstance: context.logger as FastifyBaseLogger,
+    loggerInstance: context.logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
     // Strict validation: no silent type coercion or stripping of unknown fields.
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Node's own timeouts are the backstop for what the body guard cannot see: headers sent slowly.
+    requestTimeout: 2 * context.http.requestTimeoutMs,
+    http: {
+      headersTimeout: context.http.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, context.http.requestTimeoutMs),
+    },
+    trustProxy: context.http.trustProxy,
+    frameworkErrors: frameworkErrorProblem,
+    clientErrorHandler: clientErrorProblem,
+    // Answered below as a problem instead of Fastify's own JSON.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installProblemHandlers(app);
+  refuseWhileClosing(app);
+  addSecurityHeaders(app, { https: context.baseUrl.startsWith('https://') });
+  acceptOnlyBoundedJson(app, context.http.maxJsonDepth);
+  guardRequestBodies(app, context.http);
+  refuseNulCharacters(app);
+  const rateLimiter = createRateLimiter({
+    store: context.store,
+    clock: context.clock,
+    limits: context.limits,
+  });
+  limitFailedAuthentication(app, rateLimiter);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -122,7 +155,11 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   registerAuthRoutes(app, context);
   await app.register(async (scope) => {
     const api = scope.withTypeProvider<TypeBoxTypeProvider>();
-    authenticateCallers(api, { ...context, secureCookies: context.baseUrl.startsWith('https://') });
+    authenticateCallers(api, {
+      ...context,
+      secureCookies: context.baseUrl.startsWith('https://'),
+      rateLimiter,
+    });
     registerMeRoutes(api, context);
     registerRepositoryRoutes(api, context);
     registerServiceRoutes(api, context);

@@ -8,6 +8,7 @@ import type { Store } from '../store/store.js';
 import { findUserByTokenHash, listMemberAccounts } from '../store/users.js';
 import { readCookie } from './cookies.js';
 import { HttpError } from './problem.js';
+import type { RateLimiter } from './rate-limits.js';
 
 /**
  * Who is calling the management API, and which accounts they may act for. Every management query
@@ -49,7 +50,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function authenticateCallers(
   app: FastifyInstance,
-  deps: { store: Store; clock: Clock; baseUrl: string; secureCookies: boolean },
+  deps: { store: Store; clock: Clock; baseUrl: string; secureCookies: boolean; rateLimiter: RateLimiter },
 ): void {
   const origin = new URL(deps.baseUrl).origin;
   const sessionCookie = cookieNames(deps.secureCookies).session;
@@ -57,10 +58,12 @@ export function authenticateCallers(
     const header = request.headers.authorization;
     const session = header === undefined ? readCookie(request.headers.cookie, sessionCookie) : undefined;
     let user: UserRow | undefined;
+    let callerKey: string;
     if (session !== undefined) {
       if (!SAFE_METHODS.has(request.method)) checkSameOrigin(request, origin);
+      callerKey = hashSessionValue(session);
       user = looksLikeSessionValue(session)
-        ? await findSessionUser(deps.store.db, hashSessionValue(session), deps.clock.now())
+        ? await findSessionUser(deps.store.db, callerKey, deps.clock.now())
         : undefined;
       if (!user) {
         throw new HttpError('session_expired', 'your console session has ended: log in again at /auth/login');
@@ -74,11 +77,11 @@ export function authenticateCallers(
         );
       }
       const token = match[1]!;
-      user = looksLikeApiToken(token)
-        ? await findUserByTokenHash(deps.store.db, hashApiToken(token))
-        : undefined;
+      callerKey = hashApiToken(token);
+      user = looksLikeApiToken(token) ? await findUserByTokenHash(deps.store.db, callerKey) : undefined;
       if (!user) throw new HttpError('invalid_token', 'the API token is unknown or revoked');
     }
+    await deps.rateLimiter.countCall(callerKey);
     const accounts = (await listMemberAccounts(deps.store.db, user.user_id)).filter(
       (a) => a.uninstalled_at === null,
     );
@@ -86,13 +89,36 @@ export function authenticateCallers(
   });
 }
 
-function checkSameOrigin(request: FastifyRequest, origin: string): void {
+/**
+ * A change made with the session cookie must come from the console's own pages: `Origin` is
+ * Zekt's, or (where a browser sends none) `Sec-Fetch-Site: same-origin`.
+ */
+export function checkSameOrigin(request: FastifyRequest, origin: string): void {
   const sent = request.headers.origin;
   const fetchSite = request.headers['sec-fetch-site'];
   if (sent === undefined ? fetchSite === 'same-origin' : sent === origin) return;
   throw new HttpError(
     'csrf_rejected',
     `a change made with the console's session cookie must come from the console (Origin ${origin}); scripts use an API token instead`,
+  );
+}
+
+/**
+ * The weaker check for logging out: refused only when the browser says the request comes from
+ * another site (a foreign `Origin`, or `Sec-Fetch-Site` other than same-origin). Browsers send
+ * `Origin` on every POST, so a forged logout always carries one; a request with neither header
+ * comes from a script, which cannot hold someone else's cookie.
+ */
+export function refuseCrossSite(request: FastifyRequest, origin: string): void {
+  const sent = request.headers.origin;
+  const fetchSite = request.headers['sec-fetch-site'];
+  const foreign =
+    (sent !== undefined && sent !== origin) ||
+    (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none');
+  if (!foreign) return;
+  throw new HttpError(
+    'csrf_rejected',
+    `a change made with the console's session cookie must come from the console (Origin ${origin})`,
   );
 }
 

@@ -11,6 +11,12 @@ export const PROBLEMS = {
     meaning: 'the body, query or path does not match the endpoint’s schema; `detail` names the field',
   },
   malformed_json: { status: 400, title: 'Malformed JSON', meaning: 'the body is not JSON (or is empty)' },
+  json_too_deep: {
+    status: 400,
+    title: 'JSON nested too deeply',
+    meaning:
+      'a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it',
+  },
   malformed_webhook: {
     status: 400,
     title: 'Malformed webhook',
@@ -131,6 +137,12 @@ export const PROBLEMS = {
     title: 'No payload',
     meaning: 'the delivery carried no message, only the completion event; there is nothing to fetch',
   },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    meaning:
+      'the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once',
+  },
   already_final: {
     status: 409,
     title: 'Delivery already final',
@@ -146,6 +158,12 @@ export const PROBLEMS = {
     status: 409,
     title: 'Invalid transition',
     meaning: 'the subscription’s status does not allow that decision; `statusCurrent` is its status',
+  },
+  subscription_inactive: {
+    status: 409,
+    title: 'Subscription inactive',
+    meaning:
+      'the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status',
   },
   subscription_exists: {
     status: 409,
@@ -173,6 +191,12 @@ export const PROBLEMS = {
     title: 'Installation unavailable',
     meaning: 'the App is not installed on the account, or the installation is suspended',
   },
+  limit_reached: {
+    status: 409,
+    title: 'Limit reached',
+    meaning:
+      'the account has as many services, workflows or pending subscription requests as a deployment allows (`limit`, set by `ZEKT_MAX_*_PER_ACCOUNT`): remove some first, or ask the operator',
+  },
   archive_expired: {
     status: 410,
     title: 'Archive expired',
@@ -181,12 +205,34 @@ export const PROBLEMS = {
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
-    meaning: 'a message is at most 512 KB; a request body at most 1 MB',
+    meaning:
+      'a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so',
+  },
+  uri_too_long: {
+    status: 414,
+    title: 'URI too long',
+    meaning: 'a path parameter is longer than 100 characters: no name or id Zekt knows is that long',
   },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
     meaning: 'send JSON (`application/json`); webhooks must be configured with content type JSON',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    meaning:
+      'too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds',
+  },
+  replay_limit_reached: {
+    status: 429,
+    title: 'Replay limit reached',
+    meaning: 'a delivery is replayed at most 10 times an hour: wait `Retry-After` seconds',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request headers too large',
+    meaning: 'the request’s headers are larger than 16 KB',
   },
   internal_error: {
     status: 500,
@@ -217,6 +263,12 @@ export const PROBLEMS = {
     status: 503,
     title: 'Store unavailable',
     meaning: 'the database is unreachable; nothing was acknowledged; try again shortly',
+  },
+  server_unavailable: {
+    status: 503,
+    title: 'Server unavailable',
+    meaning:
+      'this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds',
   },
 } as const satisfies Record<string, { status: number; title: string; meaning: string }>;
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isStoreUnavailable } from '../store/store-errors.js';
+import { isStoreUnavailable, StoreRejectedValueError } from '../store/store-errors.js';
 
 import { PROBLEMS, type ProblemCode } from './problem-codes.js';
 
@@ -22,14 +22,17 @@ export const PROBLEM_TYPE_BASE = 'https://zekt.dev/problems/';
 export class HttpError extends Error {
   override readonly name = 'HttpError';
   readonly status: number;
+  /** Headers the answer carries besides the problem (`Retry-After`). */
+  readonly headers: Record<string, string>;
   constructor(
     readonly code: ProblemCode,
     readonly detail: string,
     readonly extensions: Record<string, unknown> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; headers?: Record<string, string> },
   ) {
-    super(detail, options);
+    super(detail, options?.cause === undefined ? undefined : { cause: options.cause });
     this.status = PROBLEMS[code].status;
+    this.headers = options?.headers ?? {};
   }
 
   toProblem(): Problem {
@@ -45,8 +48,34 @@ export class HttpError extends Error {
 }
 
 export function sendProblem(reply: FastifyReply, error: HttpError): FastifyReply {
-  const headers = error.status === 401 ? { 'www-authenticate': 'Bearer' } : {};
+  const headers = { ...(error.status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...error.headers };
   return reply.code(error.status).headers(headers).type('application/problem+json').send(error.toProblem());
+}
+
+/**
+ * A problem written straight to a socket or a raw response, for errors Node or Fastify meet before
+ * a request has a reply object (a request that is not HTTP, headers too large, a timeout).
+ */
+export function rawProblem(
+  error: HttpError,
+  extraHeaders: Record<string, string> = {},
+): {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const body = JSON.stringify(error.toProblem());
+  return {
+    status: error.status,
+    headers: {
+      'content-type': 'application/problem+json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      'x-content-type-options': 'nosniff',
+      ...error.headers,
+      ...extraHeaders,
+    },
+    body,
+  };
 }
 
 /**
@@ -56,9 +85,20 @@ export function sendProblem(reply: FastifyReply, error: HttpError): FastifyReply
  */
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (isClientDisconnect(error)) {
+      // Nobody is left to answer; this is the client's doing, not an outage.
+      request.log.info(
+        { code: (error as { code?: string }).code },
+        'the client closed the connection before its request arrived',
+      );
+      return sendProblem(reply, new HttpError('invalid_request', 'the request body did not arrive'));
+    }
     const problem = toHttpError(error);
     if (problem.status >= 500 && problem.code === 'internal_error') {
       request.log.error({ err: error }, 'unhandled error');
+    } else if (problem.code === 'server_unavailable') {
+      // Shedding load is the server working as designed, not a fault worth a stack.
+      request.log.info(problem.detail);
     } else if (problem.status >= 500) {
       request.log.warn({ err: error }, problem.detail);
     }
@@ -72,6 +112,19 @@ export function installProblemHandlers(app: FastifyInstance): void {
   );
 }
 
+/** The client hung up while its request was being read (a reset, or the stream cut short). */
+export function isClientDisconnect(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    !(error instanceof HttpError) &&
+    !isStoreUnavailable(error) &&
+    (code === 'ECONNRESET' ||
+      code === 'ECONNABORTED' ||
+      code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+      message === 'aborted')
+  );
+}
+
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   if (isStoreUnavailable(error)) {
@@ -80,6 +133,16 @@ export function toHttpError(error: unknown): HttpError {
       'the database is unavailable; try again shortly',
       {},
       { cause: error },
+    );
+  }
+  if (error instanceof StoreRejectedValueError) {
+    return new HttpError(
+      'invalid_request',
+      'the request holds text the store cannot keep (a NUL character)',
+      {},
+      {
+        cause: error,
+      },
     );
   }
   const fastifyError = error as Partial<FastifyError> & {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
 import type { Clock } from '../domain/clock.js';
 import { findSigningSecret } from '../github/webhook-signature.js';
 import type { SecretBox } from '../security/secret-box.js';
@@ -28,6 +29,7 @@ export type WebhookOutcome =
   | { outcome: 'unauthorized'; detail: string }
   | { outcome: 'unsupported'; detail: string }
   | { outcome: 'malformed'; detail: string }
+  | { outcome: 'too_deep'; detail: string }
   | { outcome: 'forbidden'; detail: string }
   | { outcome: 'duplicate'; detail: string }
   | { outcome: 'ignored'; detail: string }
@@ -41,6 +43,8 @@ export interface WebhookIngestOptions {
   secretBox: SecretBox;
   appWebhookSecret: string;
   messageGraceMs: number;
+  /** Deepest JSON nesting accepted (ZEKT_MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
   logger: Logger;
   /** Called after an event was committed, to wake the router. */
   onEventStored: () => void;
@@ -82,8 +86,14 @@ export async function ingestGitHubWebhook(
   }
   let body: unknown;
   try {
-    body = JSON.parse(request.rawBody.toString('utf8'));
+    body = parseBoundedJson(request.rawBody.toString('utf8'), options.maxJsonDepth);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) {
+      return {
+        outcome: 'too_deep',
+        detail: `the webhook body nests arrays and objects more than ${options.maxJsonDepth} levels deep (ZEKT_MAX_JSON_DEPTH)`,
+      };
+    }
     return {
       outcome: 'malformed',
       detail: `the webhook body is not valid JSON: ${(error as Error).message}`,

@@ -24,6 +24,9 @@ const isObject = (value: unknown): value is Json =>
 const isId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
+/** Installation actions that name the account (and so must carry it). */
+const ACCOUNT_ACTIONS = new Set(['created', 'new_permissions_accepted', 'unsuspend']);
+
 export async function applyInstallationEvent(
   options: WebhookIngestOptions,
   delivery: { guid: string; event: string; hookId: number | null },
@@ -36,6 +39,11 @@ export async function applyInstallationEvent(
   const action = typeof payload.action === 'string' ? payload.action : '';
   const account = installation.account;
   const now = options.clock.now();
+  const accountMissing = !isObject(account) || !isId(account.id) || typeof account.login !== 'string';
+  // Refused before anything is written: a malformed event must not be remembered as processed.
+  if (delivery.event === 'installation' && ACCOUNT_ACTIONS.has(action) && accountMissing) {
+    return { outcome: 'malformed', detail: 'installation.account is missing' };
+  }
 
   return options.store.transaction(async (trx): Promise<WebhookOutcome> => {
     if (!(await recordWebhookDelivery(trx, delivery, now))) {

@@ -1,3 +1,4 @@
+import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
 import type { Clock } from '../domain/clock.js';
 import { describeInvalidEventType, isValidEventType } from '../domain/event-type.js';
 import { workflowPathFromRef } from '../domain/workflow-path.js';
@@ -31,7 +32,7 @@ export interface MessageBody {
 }
 
 export type MessageOutcome =
-  | { outcome: 'invalid'; code: 'invalid_event_type' | 'invalid_payload'; detail: string }
+  | { outcome: 'invalid'; code: 'invalid_event_type' | 'invalid_payload' | 'json_too_deep'; detail: string }
   | { outcome: 'too_large'; detail: string }
   | { outcome: 'forbidden'; detail: string }
   | { outcome: 'not_enabled'; detail: string }
@@ -43,6 +44,8 @@ export interface MessageIntakeOptions {
   clock: Clock;
   /** Called when a message makes a waiting event due, to wake the router. */
   onEventDue: () => void;
+  /** Deepest JSON nesting accepted in a payload sent as a string holding JSON. */
+  maxJsonDepth: number;
 }
 
 export async function receiveMessage(
@@ -87,8 +90,8 @@ export async function receiveMessage(
       detail: `workflowRunId ${String(body.workflowRunId)} is not the run the OIDC token was issued to (${claims.runId})`,
     };
   }
-  const payload = normalizePayload(body.payload);
-  if (!payload.ok) return { outcome: 'invalid', code: 'invalid_payload', detail: payload.detail };
+  const payload = normalizePayload(body.payload, options.maxJsonDepth);
+  if (!payload.ok) return { outcome: 'invalid', code: payload.code, detail: payload.detail };
   const payloadJson = JSON.stringify(payload.value);
   const payloadBytes = Buffer.byteLength(payloadJson, 'utf8');
   if (payloadBytes > MESSAGE_PAYLOAD_LIMIT_BYTES) {
@@ -181,14 +184,25 @@ async function countConsumers(
 }
 
 /** `payload` is any JSON value, or a string holding JSON (what the action's input is). */
-function normalizePayload(value: unknown): { ok: true; value: unknown } | { ok: false; detail: string } {
+function normalizePayload(
+  value: unknown,
+  maxJsonDepth: number,
+): { ok: true; value: unknown } | { ok: false; code: 'invalid_payload' | 'json_too_deep'; detail: string } {
   if (value === undefined) return { ok: true, value: {} };
   if (typeof value !== 'string') return { ok: true, value };
   try {
-    return { ok: true, value: JSON.parse(value) };
+    return { ok: true, value: parseBoundedJson(value, maxJsonDepth) };
   } catch (error) {
+    if (error instanceof JsonTooDeepError) {
+      return {
+        ok: false,
+        code: 'json_too_deep',
+        detail: `payload holds JSON nested more than ${maxJsonDepth} levels deep (ZEKT_MAX_JSON_DEPTH); flatten it`,
+      };
+    }
     return {
       ok: false,
+      code: 'invalid_payload',
       detail: `payload is a string but not JSON (${(error as Error).message}); send a JSON value, or a string holding JSON`,
     };
   }

@@ -7,6 +7,8 @@ import { insertArchive } from '../store/archives.js';
 import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
 import { finishRouting, insertEvent } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
+import { incrementWindow } from '../store/rate-limit-counters.js';
+import { recordReplayRequest } from '../store/replays.js';
 import { createSession, findSessionUser } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import { getUsage } from '../store/usage.js';
@@ -111,7 +113,9 @@ describe('retention sweeper', () => {
       | 'messages'
       | 'events'
       | 'webhook_deliveries'
-      | 'sessions',
+      | 'sessions'
+      | 'rate_limit_counters'
+      | 'replay_requests',
   ) =>
     Number(
       (
@@ -206,5 +210,27 @@ describe('retention sweeper', () => {
     expect(await findSessionUser(store.db, 'h1', clock.now())).toBeUndefined();
     expect((await sweeper.sweep()).sessions).toBe(1);
     expect(await count('sessions')).toBe(0);
+  });
+
+  it('forgets rate-limit windows after an hour and replay idempotency keys after a day', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
+    await incrementWindow(store.db, 'auth-failure:client:192.0.2.1', T0);
+    await incrementWindow(store.db, 'auth-failure:client:192.0.2.1', T0 + 3_600_000);
+    await recordReplayRequest(
+      store.db,
+      { requestedBy: 'usr_1', deliveryId: 'd1', key: 'k', replayId: 'd2' },
+      T0,
+    );
+    clock.set(T0 + 3_600_000);
+    expect((await sweeper.sweep()).rateLimitCounters).toBe(0);
+    clock.advance(1);
+    expect((await sweeper.sweep()).rateLimitCounters).toBe(1);
+    expect(await count('rate_limit_counters')).toBe(1);
+    clock.set(T0 + DAY);
+    expect((await sweeper.sweep()).replayRequests).toBe(0);
+    clock.advance(1);
+    expect((await sweeper.sweep()).replayRequests).toBe(1);
+    expect(await count('replay_requests')).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryCutoff, RETENTION_MS } from '../domain/retention.js';
+import { deleteOldWindows } from '../store/rate-limit-counters.js';
+import { deleteOldReplayRequests } from '../store/replays.js';
 import {
   deleteExpiredArchives,
   deleteExpiredDeliveries,
@@ -25,6 +27,8 @@ export interface SweepReport {
   routedMessages: number;
   webhookDeliveries: number;
   sessions: number;
+  replayRequests: number;
+  rateLimitCounters: number;
 }
 
 export interface RetentionSweeper {
@@ -81,6 +85,12 @@ export function createRetentionSweeper(options: {
           deleteOldWebhookDeliveries(trx, expiryCutoff(now, RETENTION_MS.webhookDeliveries), batch),
         ),
         sessions: await drain((trx) => deleteExpiredSessions(trx, now, batch)),
+        replayRequests: await drain((trx) =>
+          deleteOldReplayRequests(trx, expiryCutoff(now, RETENTION_MS.replayRequests), batch),
+        ),
+        rateLimitCounters: await drain((trx) =>
+          deleteOldWindows(trx, expiryCutoff(now, RETENTION_MS.rateLimitWindows), batch),
+        ),
       };
       if (Object.values(report).some((n) => n > 0))
         options.logger.info(report, 'retention sweep removed expired rows');

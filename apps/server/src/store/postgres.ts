@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { classifyingDialect } from './classified-dialect.js';
 import type { Database } from './schema.js';
 
 export interface PostgresOptions {
@@ -43,7 +44,7 @@ export function openPostgres(options: PostgresOptions): {
   });
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: classifyingDialect(new PostgresDialect({ pool })),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.query.parameters) } : {}),
   });
   return {

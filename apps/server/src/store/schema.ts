@@ -247,6 +247,29 @@ export interface PacingSlotsTable {
   next_slot_at: Timestamp;
 }
 
+/** Requests counted in one fixed window of one rate-limit bucket (issue 10). */
+export interface RateLimitCountersTable {
+  bucket: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+/** The replay an `Idempotency-Key` produced, so the same request returns it again. */
+export interface ReplayRequestsTable {
+  requested_by: string;
+  delivery_id: string;
+  idempotency_key: string;
+  replay_id: string;
+  created_at: Timestamp;
+}
+
+/** A named lease: work only one process may do at a time, until `expires_at`. */
+export interface LeasesTable {
+  name: string;
+  owner: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   repositories: RepositoriesTable;
@@ -266,6 +289,9 @@ export interface Database {
   delivery_attempts: DeliveryAttemptsTable;
   usage_daily: UsageDailyTable;
   pacing_slots: PacingSlotsTable;
+  rate_limit_counters: RateLimitCountersTable;
+  replay_requests: ReplayRequestsTable;
+  leases: LeasesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

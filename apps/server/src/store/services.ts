@@ -107,8 +107,8 @@ export async function updateService(
 }
 
 /**
- * The directory: published services that are public, or visible to the organisation the caller is
- * a member of.
+ * The directory: published services of installed accounts that are public, or visible to the
+ * organisation the caller is a member of.
  */
 export function listDirectory(
   db: Kysely<Database>,
@@ -124,6 +124,12 @@ export function listDirectory(
     .selectFrom('services')
     .selectAll()
     .where('published', '=', true)
+    // A provider that uninstalled the App routes nothing any more: its services leave the directory.
+    .where(
+      'account_id',
+      'in',
+      db.selectFrom('accounts').select('account_id').where('uninstalled_at', 'is', null),
+    )
     .where((eb) =>
       filter.memberAccountIds.length === 0
         ? eb('visibility', '=', 'public')

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { classifyingDialect } from './classified-dialect.js';
 import type { Database } from './schema.js';
 
 export interface SqliteOptions {
@@ -23,7 +24,7 @@ export function openSqlite(options: SqliteOptions): { db: Kysely<Database>; clos
   // Another process (the CLI creating a token while the server runs) may hold the write lock briefly.
   native.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: bindBooleansAsIntegers(native) }),
+    dialect: classifyingDialect(new SqliteDialect({ database: bindBooleansAsIntegers(native) })),
   });
   return {
     db,

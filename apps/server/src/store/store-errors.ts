@@ -8,6 +8,17 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
 
+/**
+ * The database refused a value it cannot store (PostgreSQL: a NUL character in text, invalid
+ * UTF-8): the caller's input, answered 400, never a 500.
+ */
+export class StoreRejectedValueError extends Error {
+  override readonly name = 'StoreRejectedValueError';
+}
+
+/** PostgreSQL: character_not_in_repertoire, untranslatable_character. */
+const REJECTED_VALUE_CODES = new Set(['22021', '22P05']);
+
 /** The store cannot be reached (database down, connection lost). Answered with 503. */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
@@ -37,17 +48,51 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is insecure|the database system is (starting up|shutting down)/i;
 
-/**
- * Whether an error means "the database cannot be reached right now" (answered 503, retried by
- * workers) rather than a bug. Looks through the cause chain, where drivers put the socket error.
- */
-export function isStoreUnavailable(error: unknown): boolean {
+/** A driver error that means the database cannot be reached: looks through the cause chain. */
+function looksUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 6; depth++) {
-    if (current instanceof StoreUnavailableError) return true;
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Classifies an error thrown by the database driver (classified-dialect.ts calls it for every
+ * driver call): an outage becomes a `StoreUnavailableError`, a value the database cannot store a
+ * `StoreRejectedValueError` (each with the driver's error as cause); anything else passes unchanged. Only errors that come from the driver are looked at, so a socket error of
+ * some other origin (a client hanging up) is never mistaken for the database.
+ */
+export function classifyDriverError(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && REJECTED_VALUE_CODES.has(code)) {
+    return new StoreRejectedValueError(
+      `the database cannot store a value of the request: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (error instanceof StoreUnavailableError || !looksUnavailable(error)) return error;
+  return new StoreUnavailableError(
+    `the database cannot be reached: ${(error as Error)?.message ?? String(error)}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+/**
+ * Whether an error means "the database cannot be reached right now" (answered 503, retried by
+ * workers) rather than a bug: a `StoreUnavailableError` anywhere in its cause chain.
+ */
+export function isStoreUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8; depth++) {
+    if (current instanceof StoreUnavailableError) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

@@ -4,37 +4,65 @@ import type { AccountRow, Database, MembershipSource, UserRow } from './schema.j
 
 /** People, the accounts they may act for, and their API tokens. */
 
+/**
+ * The user a GitHub login or installation names. A user is their numeric GitHub id (SPEC 9): the
+ * id is the only key, and the login is a display name, updated to what GitHub says now. GitHub
+ * frees a login when its holder renames and may give it to someone else, so a row is never found
+ * or re-bound by login when the id is known: the newcomer gets a row of their own, and the row
+ * that still shows the login (its holder renamed) has it marked stale until they log in again.
+ *
+ * Without an id (an operator's `zekt token create --login`), the login names whoever shows it now,
+ * or a new user known only by it — who stays a separate user from any GitHub id that logs in
+ * with that login later.
+ */
 export async function upsertUser(
   db: Kysely<Database>,
   user: { login: string; githubId?: number | null },
   now: number,
 ): Promise<UserRow> {
-  const byGithubId =
-    user.githubId == null
-      ? undefined
-      : await db.selectFrom('users').selectAll().where('github_id', '=', user.githubId).executeTakeFirst();
-  const existing =
-    byGithubId ??
-    (await db
-      .selectFrom('users')
-      .selectAll()
-      .where(sql<string>`lower(login)`, '=', user.login.toLowerCase())
-      .executeTakeFirst());
-  if (existing) {
-    const githubId = user.githubId ?? existing.github_id;
-    if (existing.login !== user.login || existing.github_id !== githubId) {
-      await db
-        .updateTable('users')
-        .set({ login: user.login, github_id: githubId, updated_at: now })
-        .where('user_id', '=', existing.user_id)
-        .execute();
-    }
-    return { ...existing, login: user.login, github_id: githubId };
+  if (user.githubId == null) {
+    return (await getUserByLogin(db, user.login)) ?? (await insertUser(db, user.login, null, now));
   }
+  const existing = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('github_id', '=', user.githubId)
+    .executeTakeFirst();
+  const holder = await getUserByLogin(db, user.login);
+  if (holder && holder.user_id !== existing?.user_id) {
+    // GitHub says this login is someone else's now: its former holder renamed.
+    await db
+      .updateTable('users')
+      .set({ login: staleLogin(holder), updated_at: now })
+      .where('user_id', '=', holder.user_id)
+      .execute();
+  }
+  if (!existing) return insertUser(db, user.login, user.githubId, now);
+  if (existing.login !== user.login) {
+    await db
+      .updateTable('users')
+      .set({ login: user.login, updated_at: now })
+      .where('user_id', '=', existing.user_id)
+      .execute();
+  }
+  return { ...existing, login: user.login };
+}
+
+/** Never a GitHub login (`~` is not allowed in one), unique by the user id. */
+function staleLogin(user: UserRow): string {
+  return `${user.login.split('~')[0]}~${user.user_id}`;
+}
+
+async function insertUser(
+  db: Kysely<Database>,
+  login: string,
+  githubId: number | null,
+  now: number,
+): Promise<UserRow> {
   const row: UserRow = {
     user_id: newId('usr', now),
-    github_id: user.githubId ?? null,
-    login: user.login,
+    github_id: githubId,
+    login,
     created_at: now,
     updated_at: now,
   };

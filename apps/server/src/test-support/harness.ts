@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { createTokenForLogin } from '../cli/token.js';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
@@ -17,6 +17,8 @@ export interface Harness {
   sim: GitHubSimulator;
   zekt: Zekt;
   url: string;
+  /** The configuration the service was built from (a second server on the same store starts from it). */
+  config: Config;
   /** Signs in as a GitHub login: an API token for it (memberships come from installations). */
   tokenFor(login: string): Promise<string>;
   /** Calls the Zekt API; returns status, content type and parsed body. */
@@ -45,6 +47,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Changes the PostgreSQL URL the service uses (to route it through a proxy). */
   rewriteDatabaseUrl?: (url: string) => string;
+  /** Where the service logs (default: silent, or ZEKT_TEST_LOG's level). */
+  logger?: Logger;
 }
 
 /**
@@ -67,12 +71,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }),
     ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
     ZEKT_POLL_INTERVAL_MS: '200',
+    // Tests poll the API as fast as they can; the per-token limit has tests of its own.
+    ZEKT_API_CALL_LIMIT: '1000000',
     ...options.env,
   });
   const zekt = await createZekt({
     config,
     role: options.workers === false ? 'api' : 'all',
-    logger: pino({ level: process.env.ZEKT_TEST_LOG ?? 'silent' }),
+    logger: options.logger ?? pino({ level: process.env.ZEKT_TEST_LOG ?? 'silent' }),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await zekt.start();
@@ -102,6 +108,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     sim,
     zekt,
     url,
+    config,
     tokenFor: async (login) => (await createTokenForLogin(zekt.store, { login })).token,
     call,
     async close() {

@@ -42,6 +42,8 @@ export async function prepareProcessStack(
         nodeEnv: 'test',
         ...(database ? { databaseUrl: database.url } : {}),
       }) as Record<string, string>),
+      // Tests poll the API as fast as they can; the per-token limit has tests of its own.
+      ZEKT_API_CALL_LIMIT: '1000000',
       ...options.env,
     };
     const hook = await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` });

@@ -63,6 +63,9 @@ export class ProcessGroup {
     );
     if (stale) throw new Error(`a server already answers at ${url}: stop it before starting another one`);
     const child = this.start([serverCli, 'serve', ...args], env);
+    // Nobody reads its log: drain it, or a full pipe blocks pino's flush at exit and the process
+    // never ends (seen after a long crash ledger's many dispatch warnings).
+    child.stdout?.resume();
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`zekt serve exited with ${child.exitCode}`);
       try {
@@ -77,6 +80,7 @@ export class ProcessGroup {
   /** Starts `zekt serve --role worker` and waits until its loops run (a worker has no HTTP port). */
   async startWorker(env: Record<string, string>): Promise<ChildProcess> {
     const child = this.start([serverCli, 'serve', '--role', 'worker'], env);
+    child.stdout?.resume();
     await new Promise<void>((resolve, reject) => {
       let stderr = '';
       child.stderr!.on('data', (chunk) => {

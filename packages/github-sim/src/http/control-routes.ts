@@ -98,6 +98,13 @@ export async function controlPlugin(
     },
   );
 
+  instance.post<{ Params: { login: string } }>('/accounts/:login/rename', async (request, reply) => {
+    const { login } = objectBody(request.body, 'POST /_sim/accounts/:login/rename');
+    if (typeof login !== 'string') throw new SimInputError('body must be { "login": "<new login>" }');
+    sim.renameAccount(request.params.login, login);
+    return reply.code(204).send();
+  });
+
   instance.put('/oauth/signed-in', async (request, reply) => {
     const body = objectBody(request.body, 'PUT /_sim/oauth/signed-in');
     const { login } = body;

@@ -13,6 +13,7 @@ import {
 import { createSession, deleteSession } from '../../store/sessions.js';
 import { refreshGitHubMemberships, upsertUser } from '../../store/users.js';
 import type { App, AppContext } from '../app.js';
+import { refuseCrossSite } from '../authenticate.js';
 import { readCookie, serializeCookie } from '../cookies.js';
 import { HttpError } from '../problem.js';
 
@@ -32,6 +33,8 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
   const secure = context.baseUrl.startsWith('https://');
   const names = cookieNames(secure);
   const redirectUri = `${context.baseUrl}/auth/callback`;
+  const origin = new URL(context.baseUrl).origin;
+  const returnPath = (value: string | undefined) => sameOriginPath(value, origin);
 
   function requireOAuth() {
     if (!context.oauth) {
@@ -58,7 +61,7 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
     async (request, reply) => {
       const oauth = requireOAuth();
       const state = generateOAuthState();
-      const returnTo = safeReturnPath(request.query.returnTo);
+      const returnTo = returnPath(request.query.returnTo);
       const value = `${state}.${Buffer.from(returnTo, 'utf8').toString('base64url')}`;
       return reply
         .header(
@@ -137,7 +140,7 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
         );
       });
       request.log.info({ login: user.login, accounts: accountIds.length }, 'console login');
-      const returnTo = safeReturnPath(Buffer.from(heldReturn ?? '', 'base64url').toString('utf8'));
+      const returnTo = returnPath(Buffer.from(heldReturn ?? '', 'base64url').toString('utf8'));
       return (
         reply
           // Fastify appends Set-Cookie headers: this one joins the state cookie's removal above.
@@ -155,6 +158,8 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
     { schema: { summary: 'End the console session', tags: ['console'] } },
     async (request, reply) => {
       const session = readCookie(request.headers.cookie, names.session);
+      // Ending a session is a change made with the cookie: another site must not be able to do it.
+      if (session !== undefined) refuseCrossSite(request, origin);
       if (session !== undefined && looksLikeSessionValue(session)) {
         await deleteSession(context.store.db, hashSessionValue(session));
       }
@@ -166,9 +171,20 @@ export function registerAuthRoutes(app: App, context: AppContext): void {
   );
 }
 
-/** Only a path of this site: never `//host` or `https://…` (an open redirect). */
-function safeReturnPath(value: string | undefined): string {
-  if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.includes('\\'))
+/**
+ * Where to land after the login: `value` resolved as browsers resolve a `Location` — against the
+ * console's origin, with their URL parser, which drops tabs and newlines and reads `\\` as `/` —
+ * and accepted only when it stays on that origin (never an open redirect). The answer is the
+ * parsed path, query and fragment, percent-encoded, so it is always a valid header value.
+ */
+export function sameOriginPath(value: string | undefined, origin: string): string {
+  if (value === undefined) return '/';
+  let url: URL;
+  try {
+    url = new URL(value, `${origin}/`);
+  } catch {
     return '/';
-  return value;
+  }
+  if (url.origin !== origin) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }

@@ -30,6 +30,7 @@ import {
   ConnectionHistorySchema,
   ConnectionPageSchema,
   DiagnosticsSchema,
+  PATH_PROBLEMS,
   problems,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
@@ -170,7 +171,10 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
             Type.String({ description: `1–${MAX_HISTORY_DAYS} days up to today (default 14)` }),
           ),
         }),
-        response: { 200: ConnectionHistorySchema, ...problems(AUTH_PROBLEMS, 'connection_not_found') },
+        response: {
+          200: ConnectionHistorySchema,
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'connection_not_found'),
+        },
       },
     },
     async (request) => {
@@ -211,7 +215,10 @@ export function registerConnectionRoutes(api: App, context: AppContext): void {
         tags: ['connections'],
         security,
         params: Type.Object({ id: Type.String() }),
-        response: { 200: DiagnosticsSchema, ...problems(AUTH_PROBLEMS, 'connection_not_found') },
+        response: {
+          200: DiagnosticsSchema,
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'connection_not_found'),
+        },
       },
     },
     async (request) => {

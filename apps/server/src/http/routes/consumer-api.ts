@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { applyConsumerReport, type ConsumerReport } from '../../delivery/consumer-transitions.js';
 import type { UsageCounter } from '../../domain/usage.js';
@@ -6,7 +7,7 @@ import { deliveriesOfCorrelation, findConsumerDelivery, getDelivery } from '../.
 import { getDeliveryRecord } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
-import { DeliveryRecordSchema, problems } from '../api-schemas.js';
+import { BODY_PROBLEMS, DeliveryRecordSchema, PATH_PROBLEMS, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError } from '../problem.js';
 import { deliveryRecordView } from '../views.js';
@@ -33,10 +34,20 @@ const DeliveryId = Type.String({
 const security: Array<Record<string, string[]>> = [{ actionsOidc: [] }, { deliveryToken: [] }];
 const REPORT_RESPONSE = {
   200: DeliveryRecordSchema,
-  ...problems('invalid_token', 'oidc_unavailable', 'delivery_not_found', 'already_final'),
+  ...problems(BODY_PROBLEMS, 'invalid_token', 'oidc_unavailable', 'delivery_not_found', 'already_final'),
 };
 
 export function registerConsumerRoutes(app: App, context: AppContext): void {
+  const identities = new WeakMap<FastifyRequest, ConsumerIdentity>();
+  // Who calls is settled before the body is read: strangers' bodies are never buffered.
+  const identifyFirst = async (request: FastifyRequest) => {
+    identities.set(request, await identify(request.headers.authorization));
+  };
+  /** A delivery token that matches no delivery is a failed authentication, though answered 404. */
+  const refused = (request: FastifyRequest, identity: ConsumerIdentity) => {
+    if (identity.kind === 'delivery-token') request.authenticationFailed = true;
+  };
+
   async function identify(header: string | undefined): Promise<ConsumerIdentity> {
     const token = bearerToken(header);
     if (token?.startsWith('zdt_')) {
@@ -62,6 +73,7 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
   }
 
   async function resolve(
+    request: FastifyRequest,
     identity: ConsumerIdentity,
     correlationId: string,
     deliveryId: string | undefined,
@@ -85,19 +97,22 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         d.correlation_id === correlationId &&
         context.deliveryTokens.verify(d.delivery_id, identity.token),
     );
-    if (!match) throw notFound(correlationId);
+    if (!match) {
+      refused(request, identity);
+      throw notFound(correlationId);
+    }
     return match;
   }
 
   async function report(
-    header: string | undefined,
+    request: FastifyRequest,
     body: { correlationId: string | number; deliveryId?: string | undefined },
     what: ConsumerReport,
     usage: UsageCounter,
   ) {
-    const identity = await identify(header);
+    const identity = identities.get(request)!;
     const correlationId = String(body.correlationId);
-    const delivery = await resolve(identity, correlationId, body.deliveryId);
+    const delivery = await resolve(request, identity, correlationId, body.deliveryId);
     const result = await applyConsumerReport(context, delivery.delivery_id, what, usage);
     if (result.outcome === 'missing') throw notFound(correlationId);
     const record = deliveryRecordView((await getDeliveryRecord(context.store.db, delivery.delivery_id))!);
@@ -121,9 +136,9 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         body: Type.Object({ correlationId: CorrelationId, deliveryId: Type.Optional(DeliveryId) }),
         response: REPORT_RESPONSE,
       },
+      onRequest: identifyFirst,
     },
-    async (request) =>
-      report(request.headers.authorization, request.body, { kind: 'confirm' }, 'confirmCalls'),
+    async (request) => report(request, request.body, { kind: 'confirm' }, 'confirmCalls'),
   );
 
   app.post(
@@ -140,14 +155,10 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         }),
         response: REPORT_RESPONSE,
       },
+      onRequest: identifyFirst,
     },
     async (request) =>
-      report(
-        request.headers.authorization,
-        request.body,
-        { kind: 'complete', success: request.body.success },
-        'completeCalls',
-      ),
+      report(request, request.body, { kind: 'complete', success: request.body.success }, 'completeCalls'),
   );
 
   app.get(
@@ -161,6 +172,7 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
         response: {
           200: Type.Unknown({ description: "the provider's message, unchanged" }),
           ...problems(
+            PATH_PROBLEMS,
             'invalid_token',
             'oidc_unavailable',
             'delivery_not_found',
@@ -169,9 +181,10 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
           ),
         },
       },
+      onRequest: identifyFirst,
     },
     async (request, reply) => {
-      const identity = await identify(request.headers.authorization);
+      const identity = identities.get(request)!;
       const delivery = await getDelivery(context.store.db, request.params.deliveryId);
       const allowed =
         delivery !== undefined &&
@@ -179,6 +192,7 @@ export function registerConsumerRoutes(app: App, context: AppContext): void {
           ? Number(delivery.consumer_repository_id) === identity.repositoryId
           : context.deliveryTokens.verify(delivery.delivery_id, identity.token));
       if (!delivery || !allowed) {
+        refused(request, identity);
         throw new HttpError(
           'delivery_not_found',
           `no delivery ${request.params.deliveryId} to the repository this token belongs to`,

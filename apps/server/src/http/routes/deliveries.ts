@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { replayDelivery } from '../../delivery/replay.js';
+import { REPLAY_LIMIT, replayDelivery } from '../../delivery/replay.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery-state.js';
 import { isDeliveryId } from '../../domain/ids.js';
 import { getArchive } from '../../store/archives.js';
@@ -12,6 +12,7 @@ import {
   DeliveryPageSchema,
   DeliveryPayloadSchema,
   DeliveryRecordSchema,
+  PATH_PROBLEMS,
   problems,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
@@ -127,7 +128,10 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
         tags: ['deliveries'],
         security,
         params: DeliveryParams,
-        response: { 200: DeliveryRecordSchema, ...problems(AUTH_PROBLEMS, 'delivery_not_found') },
+        response: {
+          200: DeliveryRecordSchema,
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'delivery_not_found'),
+        },
       },
     },
     async (request) => {
@@ -146,7 +150,7 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
         params: DeliveryParams,
         response: {
           200: DeliveryPayloadSchema,
-          ...problems(AUTH_PROBLEMS, 'delivery_not_found', 'archive_expired'),
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'delivery_not_found', 'archive_expired'),
         },
       },
     },
@@ -176,24 +180,65 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
     {
       schema: {
         summary: 'Re-dispatch the archived payload of a delivery as a new delivery',
+        description:
+          'Only while the subscription is approved; at most 10 replays of a delivery an hour. A repeated request with the same Idempotency-Key returns the first replay.',
         tags: ['deliveries'],
         security,
         params: DeliveryParams,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              pattern: '^[\\x21-\\x7e]+$',
+              description: 'any 1–200 visible ASCII characters; the same key returns the same replay',
+            }),
+          ),
+        }),
         response: {
           202: DeliveryRecordSchema,
-          ...problems(CHANGE_PROBLEMS, 'delivery_not_found', 'archive_expired'),
+          ...problems(
+            CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
+            'delivery_not_found',
+            'archive_expired',
+            'subscription_inactive',
+            'replay_limit_reached',
+          ),
         },
       },
     },
     async (request, reply) => {
       const caller = requireCaller(request);
-      const result = await replayDelivery(context, request.params.deliveryId, (delivery) =>
-        isParty(caller, delivery),
+      const result = await replayDelivery(
+        context,
+        {
+          deliveryId: request.params.deliveryId,
+          requestedBy: caller.user.user_id,
+          idempotencyKey: request.headers['idempotency-key'],
+        },
+        (delivery) => isParty(caller, delivery),
       );
       if (result.outcome === 'not_found') {
         throw new HttpError(
           'delivery_not_found',
           `no delivery ${request.params.deliveryId} of your connections`,
+        );
+      }
+      if (result.outcome === 'subscription_inactive') {
+        throw new HttpError(
+          'subscription_inactive',
+          `the subscription of ${request.params.deliveryId} is ${result.status ?? 'gone'}: nothing is sent to its repository any more`,
+          { statusCurrent: result.status },
+        );
+      }
+      if (result.outcome === 'limited') {
+        const seconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
+        throw new HttpError(
+          'replay_limit_reached',
+          `${request.params.deliveryId} was replayed ${REPLAY_LIMIT} times in the last hour; try again in ${seconds} s`,
+          {},
+          { headers: { 'retry-after': String(seconds) } },
         );
       }
       if (result.outcome === 'archive_expired') {

@@ -1,7 +1,8 @@
 import Type from 'typebox';
+import type { ActionsClaims } from '../../github/oidc-verifier.js';
 import { receiveMessage } from '../../ingest/message-intake.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
-import { MessageAcceptedSchema, problems } from '../api-schemas.js';
+import { BODY_PROBLEMS, MessageAcceptedSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError } from '../problem.js';
 
@@ -31,10 +32,15 @@ const MessageBodySchema = Type.Object(
 );
 
 export function registerEventsReceiveRoute(app: App, context: AppContext): void {
+  const claimsOf = new WeakMap<object, ActionsClaims>();
   app.post(
     '/api/events/receive',
     {
       bodyLimit: BODY_LIMIT_BYTES,
+      // The token is checked before the body (up to 2 MB) is read: strangers' bodies are never buffered.
+      onRequest: async (request) => {
+        claimsOf.set(request, await verifyActionsToken(context, bearerToken(request.headers.authorization)));
+      },
       schema: {
         summary: 'Receive a message from the Zekt action (wire-compatible with zekt-action)',
         tags: ['ingestion'],
@@ -43,6 +49,7 @@ export function registerEventsReceiveRoute(app: App, context: AppContext): void 
         response: {
           201: MessageAcceptedSchema,
           ...problems(
+            BODY_PROBLEMS,
             'malformed_json',
             'unsupported_media_type',
             'invalid_event_type',
@@ -58,10 +65,15 @@ export function registerEventsReceiveRoute(app: App, context: AppContext): void 
       },
     },
     async (request, reply) => {
-      const claims = await verifyActionsToken(context, bearerToken(request.headers.authorization));
+      const claims = claimsOf.get(request)!;
       const headerRepository = request.headers['x-github-repository'];
       const outcome = await receiveMessage(
-        { store: context.store, clock: context.clock, onEventDue: context.wakeRouter },
+        {
+          store: context.store,
+          clock: context.clock,
+          onEventDue: context.wakeRouter,
+          maxJsonDepth: context.http.maxJsonDepth,
+        },
         claims,
         request.body,
         Array.isArray(headerRepository) ? headerRepository[0] : headerRepository,

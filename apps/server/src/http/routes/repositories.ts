@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import Type from 'typebox';
 import { toWorkflowPath } from '../../domain/workflow-path.js';
 import { GitHubApiError } from '../../github/github-client.js';
 import { generateHookSecret } from '../../security/api-tokens.js';
 import { getRepository, listRepositories, setRepositoryFlag } from '../../store/accounts.js';
 import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '../../store/hooks.js';
+import { withLease } from '../../store/leases.js';
 import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
 import { getWorkflow, listWorkflows, setWhitelisted } from '../../store/workflows.js';
+import { withinAccountCap } from '../account-caps.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
+  PATH_PROBLEMS,
   problems,
   RepositoryPageSchema,
   RepositorySchema,
@@ -25,6 +29,8 @@ import { memberRepository } from './lookups.js';
 const RepoParams = Type.Object({ owner: Type.String(), repo: Type.String() });
 const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 const security = MANAGEMENT_SECURITY;
+/** How long switching a hook may hold a repository: a few GitHub calls, each with its own timeout. */
+const HOOK_SWITCH_LEASE_MS = 60_000;
 
 /** Provider switch, repository lists and the workflow whitelist. */
 export function registerRepositoryRoutes(api: App, context: AppContext): void {
@@ -39,7 +45,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         querystring: Type.Object(PageQuery),
         response: {
           200: RepositoryPageSchema,
-          ...problems(AUTH_PROBLEMS, 'account_not_found', 'invalid_cursor'),
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'account_not_found', 'invalid_cursor'),
         },
       },
     },
@@ -72,15 +78,35 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
       params.owner,
       params.repo,
     );
-    if (enabled) await placeHook(context, account, repository, role);
-    else await removeHook(context, account, repository, role);
-    await setRepositoryFlag(
+    // One switch of a repository's hooks at a time, across processes: two concurrent "enable"s
+    // would otherwise both create a hook and leave Zekt holding a secret GitHub does not use.
+    const held = await withLease(
       context.store.db,
-      Number(repository.repository_id),
-      role === 'provider' ? 'provider_enabled' : 'completion_enabled',
-      enabled,
-      context.clock.now(),
+      {
+        name: `repository-hooks:${repository.repository_id}`,
+        owner: randomUUID(),
+        ttlMs: HOOK_SWITCH_LEASE_MS,
+        waitMs: HOOK_SWITCH_LEASE_MS,
+        now: () => context.clock.now(),
+      },
+      async () => {
+        if (enabled) await placeHook(context, account, repository, role);
+        else await removeHook(context, account, repository, role);
+        await setRepositoryFlag(
+          context.store.db,
+          Number(repository.repository_id),
+          role === 'provider' ? 'provider_enabled' : 'completion_enabled',
+          enabled,
+          context.clock.now(),
+        );
+      },
     );
+    if (!held.acquired) {
+      throw new HttpError(
+        'github_unavailable',
+        `another request is switching the webhooks of ${repository.full_name} and GitHub has not answered it yet; try again`,
+      );
+    }
     return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
   }
 
@@ -97,6 +123,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
           200: RepositorySchema,
           ...problems(
             CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
             'repository_not_found',
             'installation_unavailable',
             'github_rejected',
@@ -122,6 +149,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
           200: RepositorySchema,
           ...problems(
             CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
             'repository_not_found',
             'installation_unavailable',
             'github_rejected',
@@ -144,7 +172,7 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         querystring: Type.Object(PageQuery),
         response: {
           200: WorkflowPageSchema,
-          ...problems(AUTH_PROBLEMS, 'repository_not_found', 'invalid_cursor'),
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'repository_not_found', 'invalid_cursor'),
         },
       },
     },
@@ -177,7 +205,13 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         body: Type.Object({ whitelisted: Type.Boolean() }, { additionalProperties: false }),
         response: {
           200: WorkflowSchema,
-          ...problems(CHANGE_PROBLEMS, 'repository_not_found', 'invalid_workflow_file'),
+          ...problems(
+            CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
+            'repository_not_found',
+            'invalid_workflow_file',
+            'limit_reached',
+          ),
         },
       },
     },
@@ -196,21 +230,34 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         );
       }
       const repositoryId = Number(repository.repository_id);
-      await setWhitelisted(
-        context.store.db,
-        repositoryId,
-        path,
-        request.body.whitelisted,
-        context.clock.now(),
-      );
+      const whitelist = (db: typeof context.store.db) =>
+        setWhitelisted(db, repositoryId, path, request.body.whitelisted, context.clock.now());
+      // Naming a new file adds a workflow: that one counts against the account's cap.
+      if (await getWorkflow(context.store.db, repositoryId, path)) await whitelist(context.store.db);
+      else await withinAccountCap(context, 'workflows', Number(repository.account_id), whitelist);
       return workflowView((await getWorkflow(context.store.db, repositoryId, path))!);
     },
   );
 }
 
 /**
- * Places Zekt's webhook in a repository. The hook row (with its encrypted secret) is written before
- * GitHub is asked, so the `ping` GitHub sends at once can be verified.
+ * Where a hook of `role` points. The two roles' hooks differ by URL because GitHub refuses a second
+ * hook with the URL and events of one a repository already has ("Hook already exists"), and a
+ * repository may be a provider and a consumer at once; the query names the role for people reading
+ * the repository's settings (Zekt tells hooks apart by their ids).
+ */
+export function hookUrl(baseUrl: string, role: HookRole): string {
+  return role === 'provider' ? `${baseUrl}/webhooks/github` : `${baseUrl}/webhooks/github?role=${role}`;
+}
+
+/**
+ * Places Zekt's webhook in a repository (callers hold the repository's lease, `switchHook`):
+ *
+ * - the hook row (with its encrypted secret) is written before GitHub is asked, so the `ping`
+ *   GitHub sends at once can be verified;
+ * - when GitHub answers that the hook already exists (Zekt placed it and lost track: a crash, a
+ *   restored backup), the hook pointing at this service is adopted: its secret is replaced with
+ *   the one Zekt keeps, so GitHub and Zekt agree again.
  */
 export async function placeHook(
   context: AppContext,
@@ -224,27 +271,39 @@ export async function placeHook(
   if (existing?.hook_id != null) return;
   const installationId = usableInstallation(account);
   const secret = generateHookSecret();
-  const url = `${context.baseUrl}/webhooks/github`;
+  const url = hookUrl(context.baseUrl, role);
   await beginHookPlacement(
     db,
     { repositoryId, role, secretEncrypted: context.secretBox.seal(secret), url },
     context.clock.now(),
   );
   const [owner, repo] = repository.full_name.split('/') as [string, string];
+  const hook = { installationId, owner, repo, url, secret, events: ['workflow_run'] };
   try {
-    const { hookId } = await context.github.createRepositoryHook({
-      installationId,
-      owner,
-      repo,
-      url,
-      secret,
-      events: ['workflow_run'],
-    });
+    let hookId: number;
+    try {
+      ({ hookId } = await context.github.createRepositoryHook(hook));
+    } catch (error) {
+      if (!isHookAlreadyThere(error)) throw error;
+      const found = (await context.github.listRepositoryHooks(hook)).find((h) => h.url === url);
+      if (!found) throw error;
+      await context.github.updateRepositoryHook({ ...hook, hookId: found.id });
+      hookId = found.id;
+    }
     await completeHookPlacement(db, repositoryId, role, hookId, context.clock.now());
   } catch (error) {
     await deleteHook(db, repositoryId, role);
     throw githubFailure(error, `could not place the webhook in ${repository.full_name}`);
   }
+}
+
+/** GitHub's 422 for a hook whose URL and events a hook of the repository already has. */
+function isHookAlreadyThere(error: unknown): boolean {
+  return (
+    error instanceof GitHubApiError &&
+    error.status === 422 &&
+    [error.message, ...error.details].some((text) => /already exists/i.test(text))
+  );
 }
 
 export async function removeHook(

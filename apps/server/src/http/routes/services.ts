@@ -11,9 +11,11 @@ import {
   updateService,
 } from '../../store/services.js';
 import { getWorkflow } from '../../store/workflows.js';
+import { withinAccountCap } from '../account-caps.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
+  PATH_PROBLEMS,
   problems,
   ServicePageSchema,
   ServiceSchema,
@@ -138,6 +140,7 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
             'invalid_slug',
             'slug_taken',
             'invalid_event_type',
+            'limit_reached',
           ),
         },
       },
@@ -172,20 +175,22 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       await checkSlug(accountId, body.slug);
       const eventType = body.eventType ?? DEFAULT_EVENT_TYPE;
       checkEventType(eventType);
-      const service = await createService(
-        db,
-        {
-          accountId,
-          repositoryId: Number(repository.repository_id),
-          workflowPath,
-          slug: body.slug,
-          eventType,
-          description: body.description ?? '',
-          tags: body.tags ?? [],
-          visibility: body.visibility ?? 'public',
-          published: body.published ?? false,
-        },
-        context.clock.now(),
+      const service = await withinAccountCap(context, 'services', accountId, (trx) =>
+        createService(
+          trx,
+          {
+            accountId,
+            repositoryId: Number(repository.repository_id),
+            workflowPath,
+            slug: body.slug,
+            eventType,
+            description: body.description ?? '',
+            tags: body.tags ?? [],
+            visibility: body.visibility ?? 'public',
+            published: body.published ?? false,
+          },
+          context.clock.now(),
+        ),
       );
       return reply.code(201).send(await view(service));
     },
@@ -224,7 +229,7 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
         tags: ['services'],
         security,
         params: Type.Object({ id: Type.String() }),
-        response: { 200: ServiceSchema, ...problems(AUTH_PROBLEMS, 'service_not_found') },
+        response: { 200: ServiceSchema, ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'service_not_found') },
       },
     },
     async (request) => view(await ownService(requireCaller(request), request.params.id)),
@@ -243,6 +248,7 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
           200: ServiceSchema,
           ...problems(
             CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
             'service_not_found',
             'invalid_slug',
             'slug_taken',

@@ -9,9 +9,11 @@ import {
   setDurable,
   setSubscriptionStatus,
 } from '../../store/subscriptions.js';
+import { withinAccountCap } from '../account-caps.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
+  PATH_PROBLEMS,
   problems,
   SubscriptionPageSchema,
   SubscriptionSchema,
@@ -32,7 +34,7 @@ export const RoleQuery = Type.Optional(
 );
 const DECISION_RESPONSE = {
   200: SubscriptionSchema,
-  ...problems(CHANGE_PROBLEMS, 'subscription_not_found', 'invalid_transition'),
+  ...problems(CHANGE_PROBLEMS, PATH_PROBLEMS, 'subscription_not_found', 'invalid_transition'),
 };
 
 /**
@@ -106,7 +108,13 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         ),
         response: {
           201: SubscriptionSchema,
-          ...problems(CHANGE_PROBLEMS, 'service_not_found', 'repository_not_found', 'subscription_exists'),
+          ...problems(
+            CHANGE_PROBLEMS,
+            'service_not_found',
+            'repository_not_found',
+            'subscription_exists',
+            'limit_reached',
+          ),
         },
       },
     },
@@ -126,15 +134,18 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
       if (!owner || !repo || rest.length > 0)
         throw new HttpError('invalid_request', 'deliversTo must be owner/repo, e.g. globex/app');
       const { repository } = await memberRepository(db, caller, owner, repo);
-      const created = await createSubscription(
-        db,
-        {
-          serviceId: service.service_id,
-          consumerAccountId: Number(repository.account_id),
-          consumerRepositoryId: Number(repository.repository_id),
-          requestedBy: caller.user.user_id,
-        },
-        context.clock.now(),
+      const consumerAccountId = Number(repository.account_id);
+      const created = await withinAccountCap(context, 'pendingRequests', consumerAccountId, (trx) =>
+        createSubscription(
+          trx,
+          {
+            serviceId: service.service_id,
+            consumerAccountId,
+            consumerRepositoryId: Number(repository.repository_id),
+            requestedBy: caller.user.user_id,
+          },
+          context.clock.now(),
+        ),
       );
       if (created === 'duplicate') {
         throw new HttpError(
@@ -178,7 +189,10 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         tags: ['subscriptions'],
         security,
         params: IdParams,
-        response: { 200: SubscriptionSchema, ...problems(AUTH_PROBLEMS, 'subscription_not_found') },
+        response: {
+          200: SubscriptionSchema,
+          ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'subscription_not_found'),
+        },
       },
     },
     async (request) => view((await visible(requireCaller(request), request.params.id)).subscription),
@@ -236,7 +250,12 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         body: Type.Object({ durable: Type.Boolean() }, { additionalProperties: false }),
         response: {
           200: SubscriptionSchema,
-          ...problems(CHANGE_PROBLEMS, 'subscription_not_found', 'completion_tracking_disabled'),
+          ...problems(
+            CHANGE_PROBLEMS,
+            PATH_PROBLEMS,
+            'subscription_not_found',
+            'completion_tracking_disabled',
+          ),
         },
       },
     },

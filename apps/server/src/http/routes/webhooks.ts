@@ -1,12 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { ingestGitHubWebhook, type WebhookOutcome } from '../../ingest/github-webhook.js';
-import { problems, WebhookAnswerSchema } from '../api-schemas.js';
+import { BODY_PROBLEMS, problems, WebhookAnswerSchema } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError, sendProblem } from '../problem.js';
 
 /** GitHub caps webhook payloads at 25 MB. https://docs.github.com/webhooks/webhook-events-and-payloads#payload-cap */
 const GITHUB_PAYLOAD_CAP_BYTES = 25 * 1024 * 1024;
+const UNSIGNED_DETAIL =
+  'X-Hub-Signature-256 is missing: configure a webhook secret (every Zekt webhook must be signed)';
 
 export function registerWebhookRoute(app: App, context: AppContext): void {
   app.register(async (plugin) => {
@@ -22,6 +24,12 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
       '/webhooks/github',
       {
         bodyLimit: GITHUB_PAYLOAD_CAP_BYTES,
+        // An unsigned webhook is refused from its headers, before its body (up to 25 MB) is read.
+        onRequest: async (request) => {
+          if (request.headers['x-hub-signature-256'] === undefined) {
+            throw new HttpError('invalid_signature', UNSIGNED_DETAIL);
+          }
+        },
         schema: {
           summary: 'GitHub webhook receiver (App webhook and the repository hooks Zekt places)',
           tags: ['ingestion'],
@@ -29,6 +37,7 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
             200: WebhookAnswerSchema,
             202: WebhookAnswerSchema,
             ...problems(
+              BODY_PROBLEMS,
               'invalid_signature',
               'unsupported_media_type',
               'malformed_webhook',
@@ -50,6 +59,7 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
             secretBox: context.secretBox,
             appWebhookSecret: context.appWebhookSecret,
             messageGraceMs: context.messageGraceMs,
+            maxJsonDepth: context.http.maxJsonDepth,
             logger: context.logger,
             onEventStored: context.wakeRouter,
           },
@@ -78,6 +88,8 @@ function answer(reply: FastifyReply, outcome: WebhookOutcome): FastifyReply {
       return sendProblem(reply, new HttpError('unsupported_media_type', outcome.detail));
     case 'malformed':
       return sendProblem(reply, new HttpError('malformed_webhook', outcome.detail));
+    case 'too_deep':
+      return sendProblem(reply, new HttpError('json_too_deep', outcome.detail));
     case 'forbidden':
       return sendProblem(reply, new HttpError('hook_repository_mismatch', outcome.detail));
     case 'duplicate':

@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-console-sessions.js';
 import * as m0003 from './0003-usage-per-day.js';
+import * as m0004 from './0004-hardening.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0001-initial': m0001,
   '0002-console-sessions': m0002,
   '0003-usage-per-day': m0003,
+  '0004-hardening': m0004,
 };
 
 /**

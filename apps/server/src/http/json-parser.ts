@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { nestsDeeperThan } from '../domain/bounded-json.js';
+import { HttpError } from './problem.js';
+
+/**
+ * The only body format of the API is JSON (issue 10, defects 7 and 8): Fastify's `text/plain`
+ * parser goes, so a text body is a 415 as docs/api.md says, and JSON nested deeper than
+ * `maxDepth` is refused before it is parsed. Fastify's own parser (with its `__proto__` check)
+ * does the parsing.
+ */
+export function acceptOnlyBoundedJson(app: FastifyInstance, maxDepth: number): void {
+  const parse = app.getDefaultJsonParser('error', 'ignore');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (nestsDeeperThan(body as string, maxDepth)) {
+      done(tooDeep(maxDepth), undefined);
+      return;
+    }
+    parse(request, body as string, done);
+  });
+}
+
+export function tooDeep(maxDepth: number): HttpError {
+  return new HttpError(
+    'json_too_deep',
+    `the JSON nests arrays and objects more than ${maxDepth} levels deep (ZEKT_MAX_JSON_DEPTH); flatten it`,
+  );
+}

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountLimits } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import { highestCount, incrementWindow } from '../store/rate-limit-counters.js';
+import type { Store } from '../store/store.js';
+import { HttpError } from './problem.js';
+
+/**
+ * Rate limits (issue 10), counted in the store so every API process of a deployment shares them:
+ *
+ * - failed authentication, per client address and per token prefix: once either has failed
+ *   `authFailuresPerMinute` times in the current minute, that client's (or that prefix's) requests
+ *   are answered 429 before any credential is checked, so the limit cannot be used as an oracle;
+ * - management API calls, per token or session: `apiCallsPerMinute`.
+ *
+ * A token prefix is the token's kind and the first 8 characters of its secret (`zkt_AbCdEfGh`),
+ * kept only as a hash: guesses that complete a partly leaked token share it, whatever address
+ * they come from. OIDC tokens (JWTs all start alike) and webhook signatures have no prefix worth
+ * keying on; they are limited per client only — a per-hook limit would let anyone lock GitHub out
+ * of a hook by sending bad signatures in its name.
+ */
+export const RATE_WINDOW_MS = 60_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request's credential was refused though the answer is not a 401 (a 404 that hides it). */
+    authenticationFailed?: boolean;
+  }
+}
+
+export interface RateLimiter {
+  /** 429 when this request's client or token prefix failed to authenticate too often this minute. */
+  refuseLockedOut(request: FastifyRequest): Promise<void>;
+  /** Counts a failed authentication against the request's client and token prefix. */
+  countFailure(request: FastifyRequest): Promise<void>;
+  /** Counts one management API call of a token or session (`key`: its hash); 429 beyond the limit. */
+  countCall(key: string): Promise<void>;
+}
+
+const OWN_TOKEN = /^(zkt|zdt|zks)_([A-Za-z0-9_-]{8})/;
+
+/** The prefix of the request's own-format credential (bearer token or session cookie), hashed. */
+function tokenPrefix(request: FastifyRequest): string | null {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const session = /(?:^|;\s*)(?:__Host-)?zekt_session=([^;]+)/.exec(request.headers.cookie ?? '')?.[1];
+  const match = OWN_TOKEN.exec(bearer ?? session ?? '');
+  if (!match) return null;
+  return createHash('sha256').update(match[0]).digest('hex').slice(0, 32);
+}
+
+export function createRateLimiter(deps: {
+  store: Store;
+  clock: Clock;
+  limits: Pick<AccountLimits, 'authFailuresPerMinute' | 'apiCallsPerMinute'>;
+}): RateLimiter {
+  const window = () => {
+    const now = deps.clock.now();
+    const start = now - (now % RATE_WINDOW_MS);
+    return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + RATE_WINDOW_MS - now) / 1000)) };
+  };
+  const failureBuckets = (request: FastifyRequest) => {
+    const prefix = tokenPrefix(request);
+    return [`auth-failure:client:${request.ip}`, ...(prefix ? [`auth-failure:prefix:${prefix}`] : [])];
+  };
+  const limited = (retryAfterSeconds: number, detail: string) =>
+    new HttpError('rate_limited', detail, {}, { headers: { 'retry-after': String(retryAfterSeconds) } });
+
+  return {
+    async refuseLockedOut(request) {
+      const { start, retryAfterSeconds } = window();
+      const failures = await highestCount(deps.store.db, failureBuckets(request), start);
+      if (failures >= deps.limits.authFailuresPerMinute) {
+        throw limited(
+          retryAfterSeconds,
+          `too many failed authentications from this client or with this token in the last minute; try again in ${retryAfterSeconds} s`,
+        );
+      }
+    },
+    async countFailure(request) {
+      const { start } = window();
+      for (const bucket of failureBuckets(request)) await incrementWindow(deps.store.db, bucket, start);
+    },
+    async countCall(key) {
+      const { start, retryAfterSeconds } = window();
+      const calls = await incrementWindow(deps.store.db, `api-call:${key.slice(0, 32)}`, start);
+      if (calls > deps.limits.apiCallsPerMinute) {
+        throw limited(
+          retryAfterSeconds,
+          `this token made more than ${deps.limits.apiCallsPerMinute} calls in the last minute (ZEKT_API_CALL_LIMIT); try again in ${retryAfterSeconds} s`,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Paths whose requests carry credentials. The login pages are not among them: a locked-out
+ * browser must still be able to log in properly.
+ */
+const AUTHENTICATED = /^\/(api|webhooks)\//;
+
+/** A credential was presented: a failure then is a wrong guess, not a visitor not logged in yet. */
+function presentsCredential(request: FastifyRequest): boolean {
+  return (
+    request.headers.authorization !== undefined ||
+    request.headers['x-hub-signature-256'] !== undefined ||
+    /(?:^|;\s*)(?:__Host-)?zekt_session=/.test(request.headers.cookie ?? '')
+  );
+}
+
+/**
+ * Wires the failure limit into every authenticated route: the lock-out check before anything else
+ * runs, and the count when a presented credential was refused (a 401, or a refusal that hides
+ * itself as a 404), before the answer leaves, so the next request already sees it.
+ */
+export function limitFailedAuthentication(app: FastifyInstance, limiter: RateLimiter): void {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (AUTHENTICATED.test(request.url)) await limiter.refuseLockedOut(request);
+  });
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const refused = (reply.statusCode === 401 && presentsCredential(request)) || request.authenticationFailed;
+    if (refused && AUTHENTICATED.test(request.url)) {
+      await limiter.countFailure(request);
+    }
+    return payload;
+  });
+}
