@@ -180,13 +180,25 @@ describe('sessions and accounts', () => {
     expect(sessions).toHaveLength(1);
   });
 
-  it('tell a user without an account how to install the App', async () => {
+  it('tell a user without an account how to install the App, and welcome them back once they have', async () => {
     const carol = await open('carol');
     const page = carol.page;
     await page.getByRole('heading', { name: 'Install the Zekt App' }).waitFor();
     const link = page.getByRole('link', { name: 'Install the Zekt App on GitHub' });
     expect(await link.getAttribute('href')).toBe(`${h.sim.url}/apps/${h.sim.app.slug}/installations/new`);
     expect(await page.locator('#user').textContent()).toBe('carol');
+    // GitHub's install page, then back to Zekt: the account is there, the installer its member.
+    await link.click();
+    await page.getByLabel('Repositories').fill('site');
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('link', { name: `Return to ${h.sim.app.name}` }).click();
+    await page.waitForURL(`${h.url}/`);
+    await page.getByRole('heading', { name: 'My Connections' }).waitFor();
+    expect(await page.locator('.who').textContent()).toContain('carol');
+    await goTo(page, 'Consumer', 'Zekt Repos');
+    await page.getByRole('switch', { name: 'COMPLETION: carol/site' }).waitFor();
+    const me = await h.call('GET', '/api/v1/me', { token: await h.tokenFor('carol') });
+    expect(me.body.accounts.map((a: { login: string }) => a.login)).toEqual(['carol']);
   });
 
   it('show a visitor the login first, then the page they asked for', async () => {

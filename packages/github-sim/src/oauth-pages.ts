@@ -80,3 +80,60 @@ ${hidden}
 </form>`,
   );
 }
+
+export interface InstallPageInput {
+  appName: string;
+  action: string;
+  /** Who is signed in; null: the page asks someone to sign in first. */
+  user: string | null;
+  users: string[];
+  problem?: string;
+}
+
+/** "Install <App>": on the signed-in user's account, with the repositories they name. */
+export function installPage(input: InstallPageInput): string {
+  const problem = input.problem === undefined ? '' : `<p role="alert">${escapeHtml(input.problem)}</p>\n`;
+  if (input.user === null) {
+    const links = input.users
+      .map(
+        (login) =>
+          `<li><a href="${escapeHtml(`${input.action}?login=${encodeURIComponent(login)}`)}">${escapeHtml(login)}</a></li>`,
+      )
+      .join('\n');
+    return page(
+      `Install ${input.appName}`,
+      `<h1>Sign in to GitHub to install ${escapeHtml(input.appName)}</h1>
+${problem}<ul>
+${links}
+</ul>`,
+    );
+  }
+  return page(
+    `Install ${input.appName}`,
+    `<h1>Install ${escapeHtml(input.appName)}</h1>
+${problem}<p>Signed in as <strong>${escapeHtml(input.user)}</strong>. ${escapeHtml(input.appName)} will be installed on your account, for the repositories you name (created when they do not exist).</p>
+<form method="post" action="${escapeHtml(input.action)}">
+<label>Repositories <input type="text" name="repositories" placeholder="site, docs" required autofocus></label>
+<button type="submit">Install</button>
+</form>`,
+  );
+}
+
+/** After an installation: what was installed where, and the way back to the App's site. */
+export function installedPage(input: {
+  appName: string;
+  account: string;
+  repositories: string[];
+  returnTo: string | null;
+}): string {
+  const back =
+    input.returnTo === null
+      ? ''
+      : `<p><a href="${escapeHtml(input.returnTo)}/">Return to ${escapeHtml(input.appName)}</a></p>`;
+  return page(
+    `Installed ${input.appName}`,
+    `<h1>${escapeHtml(input.appName)} is installed on ${escapeHtml(input.account)}</h1>
+<p>Repositories: ${input.repositories.map(escapeHtml).join(', ')}</p>
+${back}`,
+  );
+}
