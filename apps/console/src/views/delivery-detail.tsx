@@ -145,13 +145,24 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
   );
 }
 
+/** 32 random hex digits (`crypto.randomUUID` exists only in secure contexts; this works everywhere). */
+function randomKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  );
+}
+
 /** Replay asks first, sends once (the button is disabled while the request runs), and links the new delivery. */
 function Replay({ delivery, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
   const [asking, setAsking] = useState(false);
   const [replayId, setReplayId] = useState<string | null>(null);
+  // One key per confirmation: a retried request (a flaky network) returns the same replay.
+  const [idempotencyKey, setIdempotencyKey] = useState('');
   const replay = useAction(async () => {
     const created = await ok(
-      api.POST('/api/replay/{deliveryId}', { params: { path: { deliveryId: delivery.deliveryId } } }),
+      api.POST('/api/replay/{deliveryId}', {
+        params: { path: { deliveryId: delivery.deliveryId }, header: { 'idempotency-key': idempotencyKey } },
+      }),
     );
     setReplayId(created.deliveryId);
     setAsking(false);
@@ -165,6 +176,7 @@ function Replay({ delivery, onReplayed }: { delivery: Delivery; onReplayed: () =
         disabled={replay.pending}
         onClick={() => {
           replay.reset();
+          setIdempotencyKey(randomKey());
           setAsking(true);
         }}
       >
