@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
@@ -15,7 +16,12 @@ export interface SqliteOptions {
  * committed transaction survive a crash or power loss, which is what "acknowledged" means for a
  * webhook Zekt has answered. https://www.sqlite.org/pragma.html#pragma_synchronous
  */
-export function openSqlite(options: SqliteOptions): { db: Kysely<Database>; close(): Promise<void> } {
+export function openSqlite(options: SqliteOptions): {
+  db: Kysely<Database>;
+  /** Flushes the write-ahead log to disk (off the event loop): what `synchronous = FULL` does at COMMIT. */
+  syncWal(): Promise<void>;
+  close(): Promise<void>;
+} {
   mkdirSync(dirname(options.path), { recursive: true });
   const native = new BetterSqlite3(options.path);
   native.pragma('journal_mode = WAL');
@@ -26,10 +32,17 @@ export function openSqlite(options: SqliteOptions): { db: Kysely<Database>; clos
   const db = new Kysely<Database>({
     dialect: classifyingDialect(new SqliteDialect({ database: bindBooleansAsIntegers(native) })),
   });
+  let wal: Promise<FileHandle> | null = null;
   return {
     db,
+    async syncWal() {
+      // The -wal file exists from the first commit on and lives as long as this connection.
+      wal ??= open(`${options.path}-wal`, 'r+');
+      await (await wal).sync();
+    },
     close: async () => {
       await db.destroy();
+      await (await wal)?.close().catch(() => undefined);
     },
   };
 }

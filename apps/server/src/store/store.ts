@@ -1,4 +1,5 @@
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, Migrator } from 'kysely';
+import { createGroupCommit } from './group-commit.js';
 import { createMigrationProvider, type SqlDialect } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
@@ -9,8 +10,9 @@ export interface Store {
   readonly dialect: SqlDialect;
   readonly db: Kysely<Database>;
   /**
-   * Runs `work` in one transaction. On SQLite the transaction takes the write lock up front
-   * (`BEGIN IMMEDIATE`) so two processes never deadlock upgrading a read lock.
+   * Runs `work` in one transaction and resolves once it is committed. On SQLite the transaction
+   * takes the write lock up front (`BEGIN IMMEDIATE`) so two processes never deadlock upgrading a
+   * read lock, and transactions asked for together share one COMMIT (group-commit.ts).
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
@@ -32,27 +34,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { db, close } = openPostgres(options);
     return createStore(db, 'postgres', close);
   }
-  const { db, close } = openSqlite({ path: options.path });
-  return createStore(db, 'sqlite', close);
+  const { db, close, syncWal } = openSqlite({ path: options.path });
+  return createStore(db, 'sqlite', close, { syncWal });
 }
 
-export function createStore(db: Kysely<Database>, dialect: SqlDialect, close: () => Promise<void>): Store {
+export function createStore(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  close: () => Promise<void>,
+  sqlite?: { syncWal(): Promise<void> },
+): Store {
+  // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
+  const group = sqlite ? createGroupCommit(db, sqlite.syncWal) : null;
   return {
     dialect,
     db,
-    async transaction(work) {
-      if (dialect !== 'sqlite') return db.transaction().execute(work);
-      return db.connection().execute(async (connection) => {
-        await sql`begin immediate`.execute(connection);
-        try {
-          const result = await work(connection);
-          await sql`commit`.execute(connection);
-          return result;
-        } catch (error) {
-          await sql`rollback`.execute(connection);
-          throw error;
-        }
-      });
+    transaction(work) {
+      return group ? group.transaction(work) : db.transaction().execute(work);
     },
     async migrate() {
       const migrator = new Migrator({ db, provider: createMigrationProvider({ dialect }) });
@@ -64,6 +62,9 @@ export function createStore(db: Kysely<Database>, dialect: SqlDialect, close: ()
       }
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },
-    close,
+    async close() {
+      await group?.drain();
+      await close();
+    },
   };
 }

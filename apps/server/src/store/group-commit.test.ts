@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from './store.js';
+import { recordWebhookDelivery } from './webhook-deliveries.js';
+
+/**
+ * Group commit on the embedded store: transactions asked for together share one COMMIT, yet each
+ * stays atomic and each caller hears only about its own.
+ */
+describe('group commit (SQLite)', () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zekt-group-'));
+    store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
+    await store.migrate();
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const record = (guid: string) => (trx: Store['db']) =>
+    recordWebhookDelivery(trx, { guid, event: 'x', hookId: null }, 1);
+
+  it('rolls back only the transaction that failed; the others of its group commit', async () => {
+    const results = await Promise.allSettled([
+      store.transaction(record('a')),
+      store.transaction(async (trx) => {
+        await record('b')(trx);
+        throw new Error('boom');
+      }),
+      store.transaction(record('c')),
+      // Sees the first one's row as committed: it was a duplicate.
+      store.transaction(record('a')),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      true,
+      'boom',
+      true,
+      false,
+    ]);
+    const guids = (await store.db.selectFrom('webhook_deliveries').select('delivery_guid').execute())
+      .map((row) => row.delivery_guid)
+      .sort();
+    expect(guids).toEqual(['a', 'c']);
+  });
+
+  it('answers every caller only after its COMMIT, and keeps FULL sync outside groups', async () => {
+    const many = await Promise.all(Array.from({ length: 50 }, (_, i) => store.transaction(record(`g${i}`))));
+    expect(many.every(Boolean)).toBe(true);
+    // Another connection sees every row the callers were told about.
+    const other = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
+    try {
+      const rows = await other.db.selectFrom('webhook_deliveries').select('delivery_guid').execute();
+      expect(rows).toHaveLength(50);
+    } finally {
+      await other.close();
+    }
+    const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+    expect(rows[0]?.synchronous).toBe(2);
+  });
+});

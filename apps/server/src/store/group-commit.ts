@@ -1,0 +1,165 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * Group commit for the embedded store (issue 11). SQLite has one writer and `synchronous = FULL`
+ * makes each COMMIT wait for the disk, on the event loop, so one transaction per request cost one
+ * blocking disk flush per request. Here every transaction asked for during one turn of the event
+ * loop runs inside a single `BEGIN IMMEDIATE … COMMIT`, each in a savepoint of its own:
+ *
+ * - each unit of work is still atomic: a unit that throws is rolled back to its savepoint alone and
+ *   its caller gets the error, the others carry on;
+ * - each sees the units before it as committed, exactly as if they had run one after another;
+ * - every caller learns its result only once the COMMIT that contains its writes is on disk, so
+ *   nothing is acknowledged before it is durable (SPEC 3.1). If the COMMIT or the flush fails,
+ *   every unit of the group fails with it.
+ *
+ * The flush itself leaves the event loop: the group commits with `synchronous = NORMAL` (the WAL
+ * is written but not flushed) and then the WAL file is flushed with an asynchronous fsync, which
+ * is exactly what `synchronous = FULL` does inside COMMIT, only on libuv's thread pool. The next
+ * group runs meanwhile, and one flush covers every group committed before it started. Statements
+ * outside groups (the connection's default) keep `synchronous = FULL`.
+ *
+ * The group starts on `setImmediate`: the requests whose bytes arrived in the same poll phase of the
+ * loop have all reached their transaction by then (the store's statements are synchronous, so a
+ * group started at once would only ever hold one). Under no load a group is one transaction and
+ * waits for nothing.
+ */
+export interface GroupCommit {
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Resolves once everything asked for so far is committed (or failed). */
+  drain(): Promise<void>;
+}
+
+interface Unit {
+  work: (trx: Kysely<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Units in one transaction at most: bounds how long one COMMIT holds the writer. */
+const MAX_GROUP = 256;
+
+export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<void>): GroupCommit {
+  const queue: Unit[] = [];
+  let running: Promise<void> | null = null;
+  const flushes = createFlushes(syncWal);
+  const settling = new Set<Promise<void>>();
+
+  async function runGroups(): Promise<void> {
+    while (queue.length > 0) {
+      await runGroup(queue.splice(0, MAX_GROUP));
+      // Let requests that arrived meanwhile reach their transactions before the next group.
+      if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async function runGroup(group: Unit[]): Promise<void> {
+    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await db.connection().execute(async (connection) => {
+        await sql`pragma synchronous = normal`.execute(connection);
+        try {
+          await runUnits(connection);
+        } finally {
+          // Not allowed inside a transaction: runUnits has committed or rolled back by now.
+          await sql`pragma synchronous = full`.execute(connection);
+        }
+      });
+    } catch (error) {
+      // A lone unit's own error, or the group could not commit: nothing of it was written.
+      for (const unit of group) unit.reject(error);
+      return;
+    }
+    // Answer once the WAL holding this COMMIT is on disk; the next group need not wait for that.
+    const settled: Promise<void> = flushes
+      .durable()
+      .then(
+        () =>
+          group.forEach((unit, i) => {
+            const result = results[i];
+            if (result?.ok) unit.resolve(result.value);
+            else unit.reject(result?.error);
+          }),
+        (error: unknown) => {
+          for (const unit of group) unit.reject(error);
+        },
+      )
+      .finally(() => settling.delete(settled));
+    settling.add(settled);
+
+    async function runUnits(connection: Kysely<Database>): Promise<void> {
+      await sql`begin immediate`.execute(connection);
+      try {
+        if (group.length === 1) {
+          results.push({ ok: true, value: await (group[0] as Unit).work(connection) });
+        } else {
+          for (const unit of group) {
+            await sql`savepoint unit`.execute(connection);
+            try {
+              const value = await unit.work(connection);
+              await sql`release unit`.execute(connection);
+              results.push({ ok: true, value });
+            } catch (error) {
+              await sql`rollback to unit`.execute(connection);
+              await sql`release unit`.execute(connection);
+              results.push({ ok: false, error });
+            }
+          }
+        }
+        await sql`commit`.execute(connection);
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => undefined);
+        throw error;
+      }
+    }
+  }
+
+  function schedule(): void {
+    if (running || queue.length === 0) return;
+    running = new Promise<void>((started) => setImmediate(started)).then(runGroups).finally(() => {
+      running = null;
+      // A unit may have been asked for after the last group was taken.
+      schedule();
+    });
+  }
+
+  return {
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        schedule();
+      });
+    },
+    async drain() {
+      while (running || settling.size > 0) {
+        await running;
+        await Promise.allSettled([...settling]);
+      }
+    },
+  };
+}
+
+/**
+ * One flush at a time; `durable()` resolves after a flush that started after it was called, so
+ * callers that commit while a flush is under way share the next one.
+ */
+function createFlushes(syncWal: () => Promise<void>): { durable(): Promise<void> } {
+  let inFlight: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  const durable = (): Promise<void> => {
+    if (!inFlight) {
+      inFlight = syncWal().finally(() => {
+        inFlight = null;
+      });
+      return inFlight;
+    }
+    const again = () => {
+      next = null;
+      return durable();
+    };
+    next ??= inFlight.then(again, again);
+    return next;
+  };
+  return { durable };
+}
