@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * Identifiers. Deliveries use the seed's `delivery-<uuid>` form; everything else is a typed,
@@ -22,13 +22,25 @@ export function isDeliveryId(value: string): boolean {
   return /^delivery-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 }
 
+/** Random bytes are drawn from the system a page at a time: several ids are made per event. */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function randomSixteen(): Buffer {
+  if (poolOffset + 16 > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return bytes;
+}
+
 /** RFC 9562 UUID version 7: 48-bit Unix milliseconds, then random bits. */
 export function uuidV7(nowMs: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  const ms = BigInt(Math.max(0, Math.floor(nowMs)));
-  for (let i = 0; i < 6; i++) {
-    bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  }
+  const bytes = randomSixteen();
+  bytes.writeUIntBE(Math.min(Math.max(0, Math.floor(nowMs)), 2 ** 48 - 1), 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');

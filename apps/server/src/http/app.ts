@@ -55,6 +55,8 @@ export interface AppContext {
   consoleDir?: string;
   /** Wakes the router: an event became due. */
   wakeRouter: () => void;
+  /** Completion webhooks are routed in the transaction that stores them (this process runs the workers). */
+  routeInline: boolean;
   /** Wakes the dispatcher: a delivery became due (replay). */
   wakeDispatcher: () => void;
   /** What one request may cost (timeouts, body bytes, JSON depth) and who counts as the client. */

@@ -1,4 +1,5 @@
 import { parseWorkflowRun } from '../domain/run-summary.js';
+import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import { getRepository } from '../store/accounts.js';
 import { insertEvent } from '../store/events.js';
 import type { RepositoryHookRow } from '../store/schema.js';
@@ -34,45 +35,71 @@ export async function storeCompletionEvent(
     };
   }
   const now = options.clock.now();
-  const outcome = await options.store.transaction(async (trx): Promise<WebhookOutcome> => {
-    const repository = await getRepository(trx, run.repositoryId);
-    if (!repository?.provider_enabled || repository.removed_at !== null) {
-      return {
-        outcome: 'ignored',
-        detail: `${run.summary.repository} is not enabled as a provider repository`,
-      };
-    }
-    if (!(await recordWebhookDelivery(trx, delivery, now))) {
-      return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
-    }
-    const accountId = Number(repository.account_id);
-    await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
-    await recordWorkflowSeen(
-      trx,
-      { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
-      now,
-    );
-    const eventId = await insertEvent(
-      trx,
-      {
-        repositoryId: run.repositoryId,
-        runId: run.runId,
-        runAttempt: run.runAttempt,
-        accountId,
-        summary: run.summary,
-        routeAfter: now + options.messageGraceMs,
-      },
-      now,
-    );
-    if (eventId === null) {
-      return {
-        outcome: 'duplicate',
-        detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
-      };
-    }
-    await countUsage(trx, accountId, 'eventsReceived', now);
-    return { outcome: 'accepted', eventId };
-  });
-  if (outcome.outcome === 'accepted') options.onEventStored();
-  return outcome;
+  const outcome = await options.store.transaction(
+    async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
+      const repository = await getRepository(trx, run.repositoryId);
+      if (!repository?.provider_enabled || repository.removed_at !== null) {
+        return {
+          outcome: 'ignored',
+          detail: `${run.summary.repository} is not enabled as a provider repository`,
+        };
+      }
+      if (!(await recordWebhookDelivery(trx, delivery, now))) {
+        return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+      }
+      const accountId = Number(repository.account_id);
+      await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+      await recordWorkflowSeen(
+        trx,
+        { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+        now,
+      );
+      const eventId = await insertEvent(
+        trx,
+        {
+          repositoryId: run.repositoryId,
+          runId: run.runId,
+          runAttempt: run.runAttempt,
+          accountId,
+          summary: run.summary,
+          routeAfter: now + options.messageGraceMs,
+        },
+        now,
+      );
+      if (eventId === null) {
+        return {
+          outcome: 'duplicate',
+          detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
+        };
+      }
+      await countUsage(trx, accountId, 'eventsReceived', now);
+      if (!options.routeInline || options.messageGraceMs > 0) return { outcome: 'accepted', eventId };
+      // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
+      // together and no second transaction (nor a router pass) is needed. A message of this run
+      // committed before us is joined; one committing after us finds the run routed (409).
+      const routed = await routeEvent(
+        trx,
+        {
+          event_id: eventId,
+          repository_id: run.repositoryId,
+          run_id: run.runId,
+          run_attempt: run.runAttempt,
+          account_id: accountId,
+          workflow_path: run.summary.workflowPath,
+          summary: JSON.stringify(run.summary),
+        },
+        now,
+      );
+      return { outcome: 'accepted', eventId, routed };
+    },
+  );
+  if (outcome.outcome !== 'accepted') return outcome;
+  const { routed, ...accepted } = outcome as typeof outcome & { routed?: RouteResult };
+  if (routed === undefined) {
+    options.onEventStored();
+  } else {
+    logRouted(options.logger, routed);
+    if (routed.outcome === 'routed' && routed.deliveryIds.length > 0) options.onDeliveriesCreated();
+  }
+  return accepted;
 }

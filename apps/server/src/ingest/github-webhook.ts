@@ -3,11 +3,12 @@ import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
 import type { Clock } from '../domain/clock.js';
 import { findSigningSecret } from '../github/webhook-signature.js';
 import type { SecretBox } from '../security/secret-box.js';
-import { completeHookPlacement, findHookById, findHooksBeingPlaced } from '../store/hooks.js';
+import { completeHookPlacement, findHooksBeingPlaced } from '../store/hooks.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { storeCompletionEvent } from './completion-event.js';
 import { trackConsumerRun } from './completion-tracking.js';
+import type { HookSecrets } from './hook-secrets.js';
 import { applyInstallationEvent } from './installation-events.js';
 
 /**
@@ -41,13 +42,23 @@ export interface WebhookIngestOptions {
   store: Store;
   clock: Clock;
   secretBox: SecretBox;
+  /** The placed hooks' secrets, cached (hook-secrets.ts). */
+  hookSecrets: HookSecrets;
   appWebhookSecret: string;
   messageGraceMs: number;
+  /**
+   * Route an event in the transaction that stores it when nothing needs to wait for a message
+   * (grace period 0). A process that runs the workers does; an API-only process leaves routing to
+   * the workers' router, which takes pending events in batches.
+   */
+  routeInline: boolean;
   /** Deepest JSON nesting accepted (ZEKT_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
   logger: Logger;
-  /** Called after an event was committed, to wake the router. */
+  /** Called after an event was committed unrouted (it waits for a message), to wake the router. */
   onEventStored: () => void;
+  /** Called after an event was routed in the transaction that stored it, to wake the dispatcher. */
+  onDeliveriesCreated: () => void;
 }
 
 /** The signer of a verified request: a hook Zekt placed, or the App itself. */
@@ -146,13 +157,15 @@ export async function ingestGitHubWebhook(
 async function identifySigner(
   options: WebhookIngestOptions,
   request: WebhookRequest,
+  fresh = false,
 ): Promise<WebhookSource | null> {
   const hookId = numeric(request.hookId);
-  const known = hookId === null ? undefined : await findHookById(options.store.db, hookId);
+  const known = hookId === null ? undefined : await options.hookSecrets.byId(hookId, { fresh });
   if (known) {
-    const secret = options.secretBox.open(known.secret_encrypted);
-    const index = await findSigningSecret([secret], request.rawBody, request.signature256);
-    return index === 0 ? { kind: 'hook', hook: known, pending: false } : null;
+    const index = await findSigningSecret([known.secret], request.rawBody, request.signature256);
+    if (index === 0) return { kind: 'hook', hook: known.hook, pending: false };
+    // The cached hook may have changed since: decide on what the store says now.
+    return known.cached ? identifySigner(options, request, true) : null;
   }
   const targetId = request.targetType === 'repository' ? numeric(request.targetId) : null;
   const beingPlaced =

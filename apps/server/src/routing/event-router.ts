@@ -1,13 +1,15 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
+import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
 import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
-import type { NewDelivery } from '../store/schema.js';
+import type { Database, EventRow, NewDelivery } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
@@ -40,6 +42,105 @@ export interface EventRouter {
   routeDue(): Promise<number>;
 }
 
+/** What routing needs of a stored event (an `events` row, or the one just inserted). */
+export type RoutableEvent = Pick<
+  EventRow,
+  'event_id' | 'repository_id' | 'run_id' | 'run_attempt' | 'account_id' | 'workflow_path' | 'summary'
+>;
+
+/**
+ * Routes one stored, due event inside the caller's transaction: joins the run's message, applies
+ * the policy, creates the deliveries and the archive, marks the event routed or blocked. The
+ * router calls it for events it claimed; ingestion calls it in the very transaction that stores an
+ * event nothing needs to wait for (SPEC 4: durable deliveries are created in that transaction).
+ */
+export async function routeEvent(
+  trx: Kysely<Database>,
+  event: RoutableEvent,
+  now: number,
+  archiveRetentionMs: number = RETENTION_MS.archives,
+): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
+  const runKey = {
+    repositoryId: Number(event.repository_id),
+    runId: Number(event.run_id),
+    runAttempt: event.run_attempt,
+  };
+  const accountId = Number(event.account_id);
+  const message = await getMessageByRunKey(trx, runKey);
+  const pendingMessage = message && message.status === 'pending' ? message : undefined;
+  const workflow = await getWorkflow(trx, runKey.repositoryId, event.workflow_path);
+  const subscriptions = workflow?.whitelisted
+    ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
+    : [];
+  const decision = decideRouting({
+    whitelisted: Boolean(workflow?.whitelisted),
+    subscriptions,
+    message: pendingMessage ? { eventType: pendingMessage.event_type } : undefined,
+  });
+  if (pendingMessage) await markMessageRouted(trx, pendingMessage.message_id, now);
+
+  if (decision.outcome === 'blocked') {
+    await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
+    await countUsage(trx, accountId, 'eventsBlocked', now);
+    await finishRouting(
+      trx,
+      event.event_id,
+      { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
+      now,
+    );
+    return { outcome: 'blocked', eventId: event.event_id };
+  }
+
+  const deliveries: NewDelivery[] = decision.deliveries.map((planned) =>
+    newDeliveryRow(
+      {
+        deliveryId: newDeliveryId(now),
+        eventId: event.event_id,
+        subscriptionId: planned.subscriptionId,
+        serviceId: planned.serviceId,
+        providerAccountId: accountId,
+        providerRepositoryId: runKey.repositoryId,
+        consumerAccountId: planned.consumerAccountId,
+        consumerRepositoryId: planned.consumerRepositoryId,
+        correlationId: String(runKey.runId),
+        runAttempt: runKey.runAttempt,
+        eventType: planned.eventType,
+        durable: planned.durable,
+      },
+      now,
+    ),
+  );
+  if (deliveries.length > 0) {
+    await insertArchive(
+      trx,
+      {
+        eventId: event.event_id,
+        summary: JSON.parse(event.summary) as RunSummary,
+        payloadJson: pendingMessage?.payload ?? null,
+        payloadBytes: pendingMessage?.payload_bytes ?? 0,
+        expiresAt: now + archiveRetentionMs,
+      },
+      now,
+    );
+    await insertDeliveries(trx, deliveries);
+  }
+  await finishRouting(
+    trx,
+    event.event_id,
+    {
+      status: 'routed',
+      messageId: pendingMessage?.message_id ?? null,
+      deliveriesCreated: deliveries.length,
+    },
+    now,
+  );
+  return {
+    outcome: 'routed',
+    eventId: event.event_id,
+    deliveryIds: deliveries.map((d) => d.delivery_id),
+  };
+}
+
 export function createEventRouter(options: EventRouterOptions): EventRouter {
   const { store, clock, logger } = options;
 
@@ -48,92 +149,10 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
       const now = clock.now();
       const event = await takeDueEvent(trx, store.dialect, now);
       if (!event) return { outcome: 'idle' };
-      const runKey = {
-        repositoryId: Number(event.repository_id),
-        runId: Number(event.run_id),
-        runAttempt: event.run_attempt,
-      };
-      const accountId = Number(event.account_id);
-      const message = await getMessageByRunKey(trx, runKey);
-      const pendingMessage = message && message.status === 'pending' ? message : undefined;
-      const workflow = await getWorkflow(trx, runKey.repositoryId, event.workflow_path);
-      const subscriptions = workflow?.whitelisted
-        ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
-        : [];
-      const decision = decideRouting({
-        whitelisted: Boolean(workflow?.whitelisted),
-        subscriptions,
-        message: pendingMessage ? { eventType: pendingMessage.event_type } : undefined,
-      });
-      if (pendingMessage) await markMessageRouted(trx, pendingMessage.message_id, now);
-
-      if (decision.outcome === 'blocked') {
-        await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
-        await countUsage(trx, accountId, 'eventsBlocked', now);
-        await finishRouting(
-          trx,
-          event.event_id,
-          { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
-          now,
-        );
-        return { outcome: 'blocked', eventId: event.event_id };
-      }
-
-      const deliveries: NewDelivery[] = decision.deliveries.map((planned) =>
-        newDeliveryRow(
-          {
-            deliveryId: newDeliveryId(now),
-            eventId: event.event_id,
-            subscriptionId: planned.subscriptionId,
-            serviceId: planned.serviceId,
-            providerAccountId: accountId,
-            providerRepositoryId: runKey.repositoryId,
-            consumerAccountId: planned.consumerAccountId,
-            consumerRepositoryId: planned.consumerRepositoryId,
-            correlationId: String(runKey.runId),
-            runAttempt: runKey.runAttempt,
-            eventType: planned.eventType,
-            durable: planned.durable,
-          },
-          now,
-        ),
-      );
-      if (deliveries.length > 0) {
-        await insertArchive(
-          trx,
-          {
-            eventId: event.event_id,
-            summary: JSON.parse(event.summary) as RunSummary,
-            payloadJson: pendingMessage?.payload ?? null,
-            payloadBytes: pendingMessage?.payload_bytes ?? 0,
-            expiresAt: now + options.archiveRetentionMs,
-          },
-          now,
-        );
-        await insertDeliveries(trx, deliveries);
-      }
-      await finishRouting(
-        trx,
-        event.event_id,
-        {
-          status: 'routed',
-          messageId: pendingMessage?.message_id ?? null,
-          deliveriesCreated: deliveries.length,
-        },
-        now,
-      );
-      return {
-        outcome: 'routed',
-        eventId: event.event_id,
-        deliveryIds: deliveries.map((d) => d.delivery_id),
-      };
+      return routeEvent(trx, event, now, options.archiveRetentionMs);
     });
-    if (result.outcome === 'routed') {
-      logger.info({ eventId: result.eventId, deliveries: result.deliveryIds.length }, 'event routed');
-      if (result.deliveryIds.length > 0) options.onDeliveriesCreated();
-    } else if (result.outcome === 'blocked') {
-      logger.info({ eventId: result.eventId }, 'event blocked: workflow not whitelisted');
-    }
+    logRouted(logger, result);
+    if (result.outcome === 'routed' && result.deliveryIds.length > 0) options.onDeliveriesCreated();
     return result;
   }
 
@@ -145,4 +164,12 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
       return handled;
     },
   };
+}
+
+export function logRouted(logger: Logger, result: RouteResult): void {
+  if (result.outcome === 'routed') {
+    logger.info({ eventId: result.eventId, deliveries: result.deliveryIds.length }, 'event routed');
+  } else if (result.outcome === 'blocked') {
+    logger.info({ eventId: result.eventId }, 'event blocked: workflow not whitelisted');
+  }
 }

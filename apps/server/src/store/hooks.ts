@@ -6,11 +6,22 @@ import type { Database, HookRole, RepositoryHookRow } from './schema.js';
  * `ping` GitHub sends right after creation can be verified) and gets GitHub's hook id once the create
  * call has answered.
  */
+let changes = 0;
+
+/**
+ * Counts changes of hooks made by this process, so caches of hooks (ingest/hook-secrets.ts) drop
+ * what they hold at once; changes made by other processes reach them when their entries expire.
+ */
+export function hookChanges(): number {
+  return changes;
+}
+
 export async function beginHookPlacement(
   db: Kysely<Database>,
   hook: { repositoryId: number; role: HookRole; secretEncrypted: string; url: string },
   now: number,
 ): Promise<void> {
+  changes++;
   await db
     .insertInto('repository_hooks')
     .values({
@@ -41,6 +52,7 @@ export async function completeHookPlacement(
   hookId: number,
   now: number,
 ): Promise<void> {
+  changes++;
   await db
     .updateTable('repository_hooks')
     .set({ hook_id: hookId, updated_at: now })
@@ -50,6 +62,7 @@ export async function completeHookPlacement(
 }
 
 export async function deleteHook(db: Kysely<Database>, repositoryId: number, role: HookRole): Promise<void> {
+  changes++;
   await db
     .deleteFrom('repository_hooks')
     .where('repository_id', '=', repositoryId)

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { ingestGitHubWebhook, type WebhookOutcome } from '../../ingest/github-webhook.js';
+import { createHookSecrets } from '../../ingest/hook-secrets.js';
 import { BODY_PROBLEMS, problems, WebhookAnswerSchema } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
 import { HttpError, sendProblem } from '../problem.js';
@@ -11,6 +12,7 @@ const UNSIGNED_DETAIL =
   'X-Hub-Signature-256 is missing: configure a webhook secret (every Zekt webhook must be signed)';
 
 export function registerWebhookRoute(app: App, context: AppContext): void {
+  const hookSecrets = createHookSecrets({ store: context.store, secretBox: context.secretBox });
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
     // The signature covers the exact bytes GitHub sent, so the body is kept raw here.
@@ -57,11 +59,14 @@ export function registerWebhookRoute(app: App, context: AppContext): void {
             store: context.store,
             clock: context.clock,
             secretBox: context.secretBox,
+            hookSecrets,
             appWebhookSecret: context.appWebhookSecret,
             messageGraceMs: context.messageGraceMs,
+            routeInline: context.routeInline,
             maxJsonDepth: context.http.maxJsonDepth,
             logger: context.logger,
             onEventStored: context.wakeRouter,
+            onDeliveriesCreated: context.wakeDispatcher,
           },
           {
             event: header('x-github-event'),
