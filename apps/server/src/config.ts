@@ -36,6 +36,10 @@ export interface Config {
   /** Delays before each dispatch attempt of a durable delivery; the first is the initial dispatch. */
   retryScheduleMs: number[];
   dispatchTimeoutMs: number;
+  /** GitHub calls one worker process has in flight at most. */
+  dispatchConcurrency: number;
+  /** Of those, at most this many for one consumer installation. */
+  installationConcurrency: number;
   /** How long a worker owns a claimed delivery; must outlast one dispatch call. */
   leaseMs: number;
   retentionIntervalMs: number;
@@ -149,6 +153,14 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_DISPATCH_TIMEOUT_MS',
     description: 'timeout of one repository_dispatch call (default 10000)',
+  },
+  {
+    name: 'ZEKT_DISPATCH_CONCURRENCY',
+    description: 'repository_dispatch calls one worker has in flight at most (default 64)',
+  },
+  {
+    name: 'ZEKT_INSTALLATION_CONCURRENCY',
+    description: 'of those, calls to one consumer installation at most (default 8)',
   },
   {
     name: 'ZEKT_LEASE_MS',
@@ -371,6 +383,8 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     pollIntervalMs: integer('ZEKT_POLL_INTERVAL_MS', 1000, 10, 60_000),
     retryScheduleMs,
     dispatchTimeoutMs,
+    dispatchConcurrency: integer('ZEKT_DISPATCH_CONCURRENCY', 64, 1, 10_000),
+    installationConcurrency: integer('ZEKT_INSTALLATION_CONCURRENCY', 8, 1, 10_000),
     leaseMs,
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
     workerId: value('ZEKT_WORKER_ID') ?? null,

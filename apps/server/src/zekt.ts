@@ -12,7 +12,6 @@ import { createRetentionSweeper, type RetentionSweeper } from './retention/reten
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
-import { nextDeliveryDueAt } from './store/deliveries.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { openStore, type Store } from './store/store.js';
@@ -110,6 +109,9 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     baseUrl: config.baseUrl,
     workerId,
     leaseMs: config.leaseMs,
+    concurrency: config.dispatchConcurrency,
+    installationConcurrency: config.installationConcurrency,
+    onCapacity: () => dispatchLoop?.wake(),
     requestTimeoutMs: config.dispatchTimeoutMs,
     retryScheduleMs: config.retryScheduleMs,
     installationDispatchRate: config.installationDispatchRate,
@@ -139,6 +141,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     messageGraceMs: config.messageGraceMs,
     githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
+    routeInline: role !== 'api',
     wakeDispatcher: () => notifier.notify('deliveries'),
     http: config.http,
     limits: config.limits,
@@ -155,8 +158,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     });
     dispatchLoop = createWorkerLoop({
       name: 'dispatcher',
-      work: () => dispatcher.dispatchDue(),
-      nextDueAt: () => nextDeliveryDueAt(store.db),
+      work: () => dispatcher.fill(),
+      nextDueAt: () => dispatcher.nextDueAt(),
       clock,
       pollIntervalMs: config.pollIntervalMs,
       logger,
@@ -198,6 +201,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();
+      await dispatcher.idle();
       await sweepLoop?.stop();
       await notifier.close();
       if (!options.store) await store.close();

@@ -6,13 +6,17 @@ import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
-import { getAccount, getRepository } from '../store/accounts.js';
-import { getArchive } from '../store/archives.js';
-import { type AttemptRecord, claimDueDeliveries, recordAttempt } from '../store/deliveries.js';
+import {
+  type AttemptRecord,
+  claimDueDeliveries,
+  nextDeliveryDueAt,
+  recordAttempt,
+  releaseClaims,
+} from '../store/deliveries.js';
+import { getDispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import { getSubscription } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 
 /**
@@ -31,7 +35,12 @@ export interface DispatcherOptions {
   /** Identifies this worker's leases. */
   workerId: string;
   leaseMs?: number;
-  batchSize?: number;
+  /** GitHub calls this worker has in flight at most (the pool); default 64. */
+  concurrency?: number;
+  /** Of those, at most this many for one consumer installation; default 8. */
+  installationConcurrency?: number;
+  /** Called when a call finished and the pool has room again (wakes the dispatch loop). */
+  onCapacity?: () => void;
   requestTimeoutMs?: number;
   retryScheduleMs?: readonly number[];
   /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
@@ -40,8 +49,17 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
-  /** Claims and attempts one batch of due deliveries; returns how many were attempted. */
+  /**
+   * Fills the pool: claims as many due deliveries as it has room for and starts their attempts
+   * without waiting for them; returns how many it started (the dispatch loop's pass).
+   */
+  fill(): Promise<number>;
+  /** Claims and attempts one pool's worth of due deliveries and waits for them; returns how many. */
   dispatchDue(): Promise<number>;
+  /** When the next delivery this worker could start becomes due (null: none, or the pool is full). */
+  nextDueAt(): Promise<number | null>;
+  /** Resolves once no attempt is in flight. */
+  idle(): Promise<void>;
 }
 
 type Failure = {
@@ -120,12 +138,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function deferForPacing(row: DeliveryRow, now: number): Promise<boolean> {
     const rate = options.installationDispatchRate ?? 0;
     if (rate <= 0 || row.slot_reserved) return false;
-    const slot = await reserveDispatchSlot(
-      store.db,
-      store.dialect,
-      Number(row.consumer_account_id),
-      now,
-      60_000 / rate,
+    const slot = await store.transaction((trx) =>
+      reserveDispatchSlot(trx, store.dialect, Number(row.consumer_account_id), now, 60_000 / rate),
     );
     if (slot <= now) return false;
     await finish(row, null, {
@@ -145,25 +159,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         byReference: boolean;
       }
   > {
-    const db = store.db;
-    const [account, repository, archive, subscription] = await Promise.all([
-      getAccount(db, Number(row.consumer_account_id)),
-      getRepository(db, Number(row.consumer_repository_id)),
-      getArchive(db, row.event_id),
-      getSubscription(db, row.subscription_id),
-    ]);
+    const { subscriptionStatus, account, repository, archive } = await getDispatchContext(
+      store.db,
+      row.delivery_id,
+    );
     // Revoked, withdrawn or denied since the delivery was created: nothing more goes to that repository.
-    if (subscription?.status !== 'approved') {
+    if (subscriptionStatus !== 'approved') {
       return {
         failure: {
           category: 'other',
           headers: {},
           reason: 'subscription_inactive',
-          message: `the subscription is ${subscription?.status ?? 'gone'}: Zekt no longer sends its repository anything`,
+          message: `the subscription is ${subscriptionStatus ?? 'gone'}: Zekt no longer sends its repository anything`,
         },
       };
     }
-    if (!account || account.installation_id === null || account.uninstalled_at !== null) {
+    if (!account || account.installationId === null || account.uninstalledAt !== null) {
       return {
         failure: {
           category: 'not_found',
@@ -172,12 +183,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         },
       };
     }
-    if (!repository || repository.removed_at !== null) {
+    if (!repository || repository.removedAt !== null) {
       return {
         failure: {
           category: 'not_found',
           headers: {},
-          message: `repository ${repository?.full_name ?? row.consumer_repository_id} is no longer part of the Zekt installation of ${account.login}; add it to the installation again`,
+          message: `repository ${repository?.fullName ?? row.consumer_repository_id} is no longer part of the Zekt installation of ${account.login}; add it to the installation again`,
         },
       };
     }
@@ -190,7 +201,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         },
       };
     }
-    const [owner, repo] = repository.full_name.split('/') as [string, string];
+    const [owner, repo] = repository.fullName.split('/') as [string, string];
     const built = buildDispatchBody({
       eventType: row.event_type,
       correlationId: row.correlation_id,
@@ -201,13 +212,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       token: row.durable ? options.deliveryTokens.issue(row.delivery_id) : undefined,
       event: JSON.parse(archive.summary) as RunSummary,
       message:
-        archive.has_message && archive.payload !== null
-          ? { payload: JSON.parse(archive.payload) }
-          : undefined,
+        archive.hasMessage && archive.payload !== null ? { payload: JSON.parse(archive.payload) } : undefined,
       payloadUrl: `${options.baseUrl}/api/deliveries/${row.delivery_id}/payload`,
     });
     return {
-      target: { installationId: Number(account.installation_id), owner, repo },
+      target: { installationId: account.installationId, owner, repo },
       body: built.body,
       byReference: built.byReference,
     };
@@ -312,25 +321,86 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  // The pool (issue 11): attempts run side by side and the pool is refilled as each one ends, so a
+  // slow call holds back only its own slot. A per-installation cap keeps one slow or throttled
+  // installation from filling the pool; pacing (SPEC 4) still spaces each installation's calls.
+  const poolSize = options.concurrency ?? 64;
+  const perInstallation = Math.min(options.installationConcurrency ?? 8, poolSize);
+  const inFlightByAccount = new Map<number, number>();
+  const running = new Set<Promise<void>>();
+
+  const saturatedAccounts = () =>
+    [...inFlightByAccount].filter(([, count]) => count >= perInstallation).map(([account]) => account);
+
+  function start(row: DeliveryRow): Promise<void> {
+    const account = Number(row.consumer_account_id);
+    inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
+    const task = attempt(row)
+      .catch((error: unknown) => {
+        // The lease expires and another pass retries; nothing is lost.
+        logger.error({ err: error, deliveryId: row.delivery_id }, 'dispatch attempt crashed');
+      })
+      .finally(() => {
+        const left = (inFlightByAccount.get(account) ?? 1) - 1;
+        if (left > 0) inFlightByAccount.set(account, left);
+        else inFlightByAccount.delete(account);
+        running.delete(task);
+        options.onCapacity?.();
+      });
+    running.add(task);
+    return task;
+  }
+
+  async function fill(): Promise<Array<Promise<void>>> {
+    // At most one installation's worth per pass: a pass that took more than an installation may
+    // have in flight would mostly give rows back when one installation has the whole backlog.
+    // The loop comes straight back for more while passes find work.
+    const room = Math.min(poolSize - running.size, perInstallation);
+    if (room <= 0) return [];
+    const claimed = await store.transaction(async (trx) => {
+      const rows = await claimDueDeliveries(trx, store.dialect, {
+        owner: options.workerId,
+        now: clock.now(),
+        leaseMs,
+        limit: room,
+        skipAccounts: saturatedAccounts(),
+      });
+      // One installation's due deliveries may outnumber its free slots: give the rest back now
+      // rather than hold their leases while they wait.
+      const slots = new Map<number, number>();
+      const kept: DeliveryRow[] = [];
+      const returned: string[] = [];
+      for (const row of rows) {
+        const account = Number(row.consumer_account_id);
+        const used = slots.get(account) ?? inFlightByAccount.get(account) ?? 0;
+        if (used < perInstallation) {
+          slots.set(account, used + 1);
+          kept.push(row);
+        } else {
+          returned.push(row.delivery_id);
+        }
+      }
+      await releaseClaims(trx, options.workerId, returned);
+      return kept;
+    });
+    return claimed.map(start);
+  }
+
   return {
+    async fill() {
+      return (await fill()).length;
+    },
     async dispatchDue() {
-      const claimed = await store.transaction((trx) =>
-        claimDueDeliveries(trx, store.dialect, {
-          owner: options.workerId,
-          now: clock.now(),
-          leaseMs,
-          limit: options.batchSize ?? 20,
-        }),
-      );
-      await Promise.all(
-        claimed.map((row) =>
-          attempt(row).catch((error: unknown) => {
-            // The lease expires and another pass retries; nothing is lost.
-            logger.error({ err: error, deliveryId: row.delivery_id }, 'dispatch attempt crashed');
-          }),
-        ),
-      );
-      return claimed.length;
+      const started = await fill();
+      await Promise.all(started);
+      return started.length;
+    },
+    async nextDueAt() {
+      if (running.size >= poolSize) return null;
+      return nextDeliveryDueAt(store.db, saturatedAccounts());
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
 }

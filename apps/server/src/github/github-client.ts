@@ -1,10 +1,13 @@
 import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import type { DispatchBody } from '../domain/client-payload.js';
+import { createDispatchRequester, DispatchNetworkError } from './dispatch-request.js';
+import { createInstallationTokenCache } from './installation-token-cache.js';
 
 /**
- * Zekt's calls to GitHub, as the App: installation tokens (created and cached by `@octokit/app`
- * until shortly before they expire), `repository_dispatch`, and repository hooks.
+ * Zekt's calls to GitHub, as the App: installation tokens (cached until shortly before they expire
+ * and refreshed ahead of time, installation-token-cache.ts), `repository_dispatch`
+ * (dispatch-request.ts), and repository hooks (Octokit).
  *
  * Octokit's retry and throttling plugins are deliberately absent: the dispatcher owns retries, and
  * records every attempt, which a plugin retrying behind its back would hide.
@@ -115,6 +118,17 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   });
 
   let installUrl: Promise<string | null> | undefined;
+  const userAgent = options.userAgent ?? 'zekt';
+  const tokens = createInstallationTokenCache({
+    fetchToken: async (installationId) => {
+      const response = await app.octokit.request('POST /app/installations/{installation_id}/access_tokens', {
+        installation_id: installationId,
+        request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
+      });
+      return { token: response.data.token, expiresAt: Date.parse(response.data.expires_at) };
+    },
+  });
+  const dispatcher = createDispatchRequester({ apiUrl: options.apiUrl, userAgent });
 
   return {
     appInstallUrl() {
@@ -132,23 +146,42 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     async dispatch(input) {
       const started = performance.now();
       const elapsed = () => Math.round(performance.now() - started);
+      let token: string;
       try {
-        const octokit = await app.getInstallationOctokit(input.installationId);
-        const response = await octokit.request('POST /repos/{owner}/{repo}/dispatches', {
+        token = await tokens.get(input.installationId);
+      } catch (error) {
+        return { ok: false, ...describeFailure(error), durationMs: elapsed() };
+      }
+      try {
+        const response = await dispatcher.post({
+          token,
           owner: input.owner,
           repo: input.repo,
-          event_type: input.body.event_type,
-          client_payload: input.body.client_payload as unknown as Record<string, unknown>,
-          request: { signal: AbortSignal.timeout(input.timeoutMs) },
+          body: input.body,
+          timeoutMs: input.timeoutMs,
         });
+        const headers = keepHeaders(response.headers);
+        if (response.status >= 200 && response.status < 300) {
+          return { ok: true, status: response.status, headers, durationMs: elapsed() };
+        }
+        // A revoked or expired token: fetch a new one for the next attempt.
+        if (response.status === 401) tokens.forget(input.installationId, token);
         return {
-          ok: true,
+          ok: false,
           status: response.status,
-          headers: keepHeaders(response.headers),
+          headers,
+          message: githubMessage(parseJson(response.body)) ?? `HTTP ${response.status}`,
           durationMs: elapsed(),
         };
       } catch (error) {
-        return { ok: false, ...describeFailure(error), durationMs: elapsed() };
+        const code = error instanceof DispatchNetworkError ? error.code : findErrorCode(error);
+        return {
+          ok: false,
+          headers: {},
+          message: describeCause(error),
+          ...(code === undefined ? {} : { errorCode: code }),
+          durationMs: elapsed(),
+        };
       }
     },
 
@@ -267,6 +300,14 @@ export function describeFailure(error: unknown): FailureDescription {
     message: describeCause(error),
     ...(code === undefined ? {} : { errorCode: code }),
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function githubMessage(data: unknown): string | undefined {

@@ -75,6 +75,8 @@ export interface ClaimOptions {
   now: number;
   leaseMs: number;
   limit: number;
+  /** Consumer accounts (installations) whose deliveries are left for later: this worker has enough of theirs in flight. */
+  skipAccounts?: readonly number[];
 }
 
 /**
@@ -94,6 +96,9 @@ export async function claimDueDeliveries(
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', options.now)]))
     .orderBy('next_attempt_at')
     .limit(options.limit);
+  if (options.skipAccounts && options.skipAccounts.length > 0) {
+    due = due.where('consumer_account_id', 'not in', [...options.skipAccounts]);
+  }
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
   return db
     .updateTable('deliveries')
@@ -105,6 +110,24 @@ export async function claimDueDeliveries(
     }))
     .where('delivery_id', 'in', due)
     .returningAll()
+    .execute();
+}
+
+/**
+ * Gives claimed deliveries back untouched (their claim is not an attempt): the worker took more of
+ * one installation's deliveries than it may have in flight at once.
+ */
+export async function releaseClaims(
+  db: Kysely<Database>,
+  owner: string,
+  deliveryIds: readonly string[],
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db
+    .updateTable('deliveries')
+    .set((eb) => ({ lease_owner: null, lease_expires_at: null, attempt_count: eb('attempt_count', '-', 1) }))
+    .where('delivery_id', 'in', [...deliveryIds])
+    .where('lease_owner', '=', owner)
     .execute();
 }
 
@@ -177,13 +200,17 @@ export function listDeliveriesOfEvent(db: Kysely<Database>, eventId: string): Pr
     .execute();
 }
 
-/** When the next pending delivery becomes due (null: nothing pending). */
-export async function nextDeliveryDueAt(db: Kysely<Database>): Promise<number | null> {
-  const row = await db
+/** When the next pending delivery becomes due (null: nothing pending), leaving out some installations. */
+export async function nextDeliveryDueAt(
+  db: Kysely<Database>,
+  skipAccounts: readonly number[] = [],
+): Promise<number | null> {
+  let query = db
     .selectFrom('deliveries')
     .select((eb) => eb.fn.min(eb.fn.coalesce('lease_expires_at', 'next_attempt_at')).as('due'))
-    .where('dispatch_state', '=', 'pending')
-    .executeTakeFirst();
+    .where('dispatch_state', '=', 'pending');
+  if (skipAccounts.length > 0) query = query.where('consumer_account_id', 'not in', [...skipAccounts]);
+  const row = await query.executeTakeFirst();
   return row?.due == null ? null : Number(row.due);
 }
 

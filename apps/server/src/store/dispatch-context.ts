@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * Everything a dispatch attempt reads besides the claimed delivery row, in one statement: whether
+ * its subscription is still approved, the consumer's installation and repository, and the archived
+ * payload. Each part is null when its row is gone.
+ */
+export interface DispatchContext {
+  subscriptionStatus: string | null;
+  account: { login: string; installationId: number | null; uninstalledAt: number | null } | null;
+  repository: { fullName: string; removedAt: number | null } | null;
+  archive: { summary: string; hasMessage: boolean; payload: string | null } | null;
+}
+
+export async function getDispatchContext(db: Kysely<Database>, deliveryId: string): Promise<DispatchContext> {
+  const row = await db
+    .selectFrom('deliveries as d')
+    .leftJoin('subscriptions as s', 's.subscription_id', 'd.subscription_id')
+    .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
+    .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
+    .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
+    .select([
+      's.status as subscription_status',
+      'a.account_id as account_id',
+      'a.login as login',
+      'a.installation_id as installation_id',
+      'a.uninstalled_at as uninstalled_at',
+      'r.repository_id as repository_id',
+      'r.full_name as full_name',
+      'r.removed_at as removed_at',
+      'ar.event_id as archive_event_id',
+      'ar.summary as summary',
+      'ar.has_message as has_message',
+      'ar.payload as payload',
+    ])
+    .where('d.delivery_id', '=', deliveryId)
+    .executeTakeFirst();
+  return {
+    subscriptionStatus: row?.subscription_status ?? null,
+    account:
+      row?.account_id == null
+        ? null
+        : {
+            login: row.login as string,
+            installationId: row.installation_id == null ? null : Number(row.installation_id),
+            uninstalledAt: row.uninstalled_at == null ? null : Number(row.uninstalled_at),
+          },
+    repository:
+      row?.repository_id == null
+        ? null
+        : {
+            fullName: row.full_name as string,
+            removedAt: row.removed_at == null ? null : Number(row.removed_at),
+          },
+    archive:
+      row?.archive_event_id == null
+        ? null
+        : {
+            summary: row.summary as string,
+            hasMessage: Boolean(row.has_message),
+            payload: row.payload ?? null,
+          },
+  };
+}

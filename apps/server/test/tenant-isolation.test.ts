@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+
+/**
+ * Tenant isolation in the dispatcher (issue 11): two consumers of one service, and one consumer's
+ * GitHub takes 8 s to answer. The pool of in-flight calls is refilled as calls end, and one
+ * installation may hold only part of it, so the other consumer's deliveries all go out while the
+ * slow consumer's first call is still waiting. Asserted on the order of what GitHub received,
+ * never on timings.
+ */
+describe('a consumer whose GitHub is slow', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      env: {
+        ZEKT_INSTALLATION_DISPATCH_RATE: '0',
+        // A small pool makes the point: the slow installation may fill only its share of it.
+        ZEKT_DISPATCH_CONCURRENCY: '4',
+        ZEKT_INSTALLATION_CONCURRENCY: '2',
+      },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it("does not delay another consumer's deliveries", { timeout: 60_000 }, async () => {
+    await h.sim.createInstallation({
+      account: { login: 'acme' },
+      repositories: ['api'],
+      sender: { login: 'alice' },
+    });
+    await h.sim.createInstallation({
+      account: { login: 'globex' },
+      repositories: ['app'],
+      sender: { login: 'bob' },
+    });
+    await h.sim.createInstallation({
+      account: { login: 'initech' },
+      repositories: ['tps'],
+      sender: { login: 'carol' },
+    });
+    const [alice, bob, carol] = [
+      await h.tokenFor('alice'),
+      await h.tokenFor('bob'),
+      await h.tokenFor('carol'),
+    ];
+    const ok = async (method: string, path: string, token: string, body?: unknown) => {
+      const response = await h.call(method, path, { token, body });
+      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+      return response.body;
+    };
+    await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
+    await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', alice, { whitelisted: true });
+    const service = await ok('POST', '/api/v1/services', alice, {
+      repository: 'acme/api',
+      workflow: 'deploy.yml',
+      slug: 'deploys',
+      published: true,
+    });
+    for (const [token, repository] of [
+      [bob, 'globex/app'],
+      [carol, 'initech/tps'],
+    ] as const) {
+      const subscription = await ok('POST', '/api/v1/subscriptions', token, {
+        serviceId: service.id,
+        deliversTo: repository,
+      });
+      await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, alice);
+    }
+    h.sim.injectFaults({
+      method: 'POST',
+      path: '/repos/initech/tps/dispatches',
+      faults: [{ kind: 'latency', delayMs: 8_000 }],
+      repeat: true,
+    });
+
+    const runs = 6;
+    for (let i = 0; i < runs; i++)
+      await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    // GitHub records a dispatch once it answers it: the slow consumer's first one after 8 s.
+    const order = await eventually(() => {
+      const received = h.sim.dispatches().map((d) => d.repository);
+      return received.includes('initech/tps') ? received : undefined;
+    }, 30_000);
+    const firstSlow = order.indexOf('initech/tps');
+    expect(order.slice(0, firstSlow), order.join(', ')).toEqual(Array(runs).fill('globex/app'));
+  });
+});
