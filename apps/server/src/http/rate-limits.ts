@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountLimits } from '../config.js';
 import type { Clock } from '../domain/clock.js';
-import { highestCount, incrementWindow } from '../store/rate-limit-counters.js';
+import { anyCountedWithPrefix, highestCount, incrementWindow } from '../store/rate-limit-counters.js';
 import type { Store } from '../store/store.js';
 import { HttpError } from './problem.js';
 
@@ -38,6 +38,7 @@ export interface RateLimiter {
   countCall(key: string): Promise<void>;
 }
 
+const FAILURE_PREFIX = 'auth-failure:';
 const OWN_TOKEN = /^(zkt|zdt|zks)_([A-Za-z0-9_-]{8})/;
 
 /** The prefix of the request's own-format credential (bearer token or session cookie), hashed. */
@@ -49,11 +50,30 @@ function tokenPrefix(request: FastifyRequest): string | null {
   return createHash('sha256').update(match[0]).digest('hex').slice(0, 32);
 }
 
+/**
+ * How long a process trusts "nobody failed to authenticate in this window" before asking the store
+ * again. The lock-out check runs before every authenticated request, webhooks included; asking the
+ * store each time cost a read per webhook (issue 11). While the window has no failure at all, the
+ * answer is cached this long; as soon as it has one (counted here, or seen in the store), every
+ * request is checked against the store exactly as before. Another process's first failures are
+ * seen at most this late — long before anyone can fail `authFailuresPerMinute` times.
+ */
+const NO_FAILURES_TTL_MS = 250;
+
 export function createRateLimiter(deps: {
   store: Store;
   clock: Clock;
   limits: Pick<AccountLimits, 'authFailuresPerMinute' | 'apiCallsPerMinute'>;
 }): RateLimiter {
+  let noFailures: { windowStart: number; until: number } | null = null;
+  const windowMayHaveFailures = async (windowStart: number): Promise<boolean> => {
+    const at = performance.now();
+    if (noFailures && noFailures.windowStart === windowStart && at < noFailures.until) return false;
+    noFailures = null;
+    if (await anyCountedWithPrefix(deps.store.db, FAILURE_PREFIX, windowStart)) return true;
+    noFailures = { windowStart, until: at + NO_FAILURES_TTL_MS };
+    return false;
+  };
   const window = () => {
     const now = deps.clock.now();
     const start = now - (now % RATE_WINDOW_MS);
@@ -61,7 +81,10 @@ export function createRateLimiter(deps: {
   };
   const failureBuckets = (request: FastifyRequest) => {
     const prefix = tokenPrefix(request);
-    return [`auth-failure:client:${request.ip}`, ...(prefix ? [`auth-failure:prefix:${prefix}`] : [])];
+    return [
+      `${FAILURE_PREFIX}client:${request.ip}`,
+      ...(prefix ? [`${FAILURE_PREFIX}prefix:${prefix}`] : []),
+    ];
   };
   const limited = (retryAfterSeconds: number, detail: string) =>
     new HttpError('rate_limited', detail, {}, { headers: { 'retry-after': String(retryAfterSeconds) } });
@@ -69,6 +92,7 @@ export function createRateLimiter(deps: {
   return {
     async refuseLockedOut(request) {
       const { start, retryAfterSeconds } = window();
+      if (!(await windowMayHaveFailures(start))) return;
       const failures = await highestCount(deps.store.db, failureBuckets(request), start);
       if (failures >= deps.limits.authFailuresPerMinute) {
         throw limited(
@@ -79,6 +103,7 @@ export function createRateLimiter(deps: {
     },
     async countFailure(request) {
       const { start } = window();
+      noFailures = null;
       for (const bucket of failureBuckets(request)) await incrementWindow(deps.store.db, bucket, start);
     },
     async countCall(key) {

@@ -41,6 +41,23 @@ export async function highestCount(
   return Math.max(0, ...rows.map((row) => Number(row.count)));
 }
 
+/** Whether any bucket starting with `prefix` (no LIKE wildcards in it) was counted in the window. */
+export async function anyCountedWithPrefix(
+  db: Kysely<Database>,
+  prefix: string,
+  windowStart: number,
+): Promise<boolean> {
+  // The table holds an hour of windows at most (the sweeper removes older ones).
+  const row = await db
+    .selectFrom('rate_limit_counters')
+    .select('count')
+    .where('window_start', '=', windowStart)
+    .where('bucket', 'like', `${prefix}%`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Windows that started before `cutoff`, a few windows per call (every bucket of a window at once:
  * each is one short statement), for the retention sweeper. Returns how many rows went.
