@@ -69,25 +69,38 @@ export async function listDeliveryRecords(
   filter: DeliveryFilter,
 ): Promise<DeliveryRecordRow[]> {
   if (filter.accountIds.length === 0) return [];
-  let query = selectRecords(db).where((eb) =>
-    filter.side === 'provider'
-      ? eb('d.provider_account_id', 'in', filter.accountIds)
-      : filter.side === 'consumer'
-        ? eb('d.consumer_account_id', 'in', filter.accountIds)
-        : eb.or([
-            eb('d.provider_account_id', 'in', filter.accountIds),
-            eb('d.consumer_account_id', 'in', filter.accountIds),
-          ]),
-  );
-  if (filter.subscriptionId) query = query.where('d.subscription_id', '=', filter.subscriptionId);
-  if (filter.status) query = query.where('d.status', '=', filter.status);
-  if (filter.repository) {
-    const name = filter.repository;
-    query = query.where((eb) => eb.or([eb('pr.full_name', '=', name), eb('cr.full_name', '=', name)]));
+  // One side at a time: each side's newest ids come straight off its (account, delivery_id)
+  // index. "Either side" is the union of both sides' pages, not one OR over both columns, which
+  // no index serves in delivery-id order (with a year of records, a page sorted every row of them).
+  const side = (column: 'd.provider_account_id' | 'd.consumer_account_id') => {
+    let query = selectRecords(db).where(column, 'in', filter.accountIds);
+    if (filter.subscriptionId) query = query.where('d.subscription_id', '=', filter.subscriptionId);
+    if (filter.status) query = query.where('d.status', '=', filter.status);
+    if (filter.repository) {
+      const name = filter.repository;
+      query = query.where((eb) => eb.or([eb('pr.full_name', '=', name), eb('cr.full_name', '=', name)]));
+    }
+    if (filter.correlationId) query = query.where('d.correlation_id', '=', filter.correlationId);
+    if (filter.since !== undefined) query = query.where('d.dispatched_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('d.dispatched_at', '<', filter.until);
+    if (filter.before) query = query.where('d.delivery_id', '<', filter.before);
+    return query.orderBy('d.delivery_id', 'desc').limit(filter.limit);
+  };
+  if (filter.side === 'provider' || filter.side === 'consumer') {
+    const column = filter.side === 'provider' ? 'd.provider_account_id' : 'd.consumer_account_id';
+    return (await side(column).execute()) as DeliveryRecordRow[];
   }
-  if (filter.correlationId) query = query.where('d.correlation_id', '=', filter.correlationId);
-  if (filter.since !== undefined) query = query.where('d.dispatched_at', '>=', filter.since);
-  if (filter.until !== undefined) query = query.where('d.dispatched_at', '<', filter.until);
-  if (filter.before) query = query.where('d.delivery_id', '<', filter.before);
-  return (await query.orderBy('d.delivery_id', 'desc').limit(filter.limit).execute()) as DeliveryRecordRow[];
+  const rows = (await db
+    .selectFrom(
+      db
+        .selectFrom(side('d.provider_account_id').as('p'))
+        .selectAll()
+        .union(db.selectFrom(side('d.consumer_account_id').as('c')).selectAll())
+        .as('both'),
+    )
+    .selectAll()
+    .orderBy('delivery_id', 'desc')
+    .limit(filter.limit)
+    .execute()) as DeliveryRecordRow[];
+  return rows;
 }
