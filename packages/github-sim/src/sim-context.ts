@@ -6,7 +6,7 @@ import type { IdSequences } from './ids.js';
 import { OIDC_ISSUER_PATH, type OidcIssuer } from './oidc-issuer.js';
 import type { AccountRecord, SimState } from './sim-state.js';
 import type { SimUrls } from './sim-urls.js';
-import type { InstallationPermissions } from './types.js';
+import type { DispatchRecord, InstallationPermissions } from './types.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 /** Everything the simulator's operations and HTTP handlers share. */
@@ -30,6 +30,8 @@ export interface SimContext {
   consumerWorkflows: ConsumerWorkflows;
   /** Aborted when the simulator closes: pending waits and outgoing calls stop. */
   shutdown: AbortSignal;
+  /** `SimulatorOptions.onDispatch`. */
+  onDispatch: (dispatch: DispatchRecord) => void;
 }
 
 /** The permissions of the App, and of its installations unless an installation says otherwise. */

@@ -62,6 +62,11 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Lifetime of Actions OIDC tokens; default 300 s, like GitHub's. */
   oidcTokenLifetimeSeconds?: number;
+  /**
+   * Called as each accepted `repository_dispatch` is recorded, before the 204 goes out: a load test
+   * times deliveries here (`dispatches()` only has GitHub's one-second timestamps).
+   */
+  onDispatch?: (dispatch: DispatchRecord) => void;
 }
 
 export interface GitHubSimulator {
@@ -201,6 +206,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     faults: new FaultInjector(),
     consumerWorkflows,
     shutdown: shutdown.signal,
+    onDispatch: options.onDispatch ?? (() => {}),
   };
 
   const sim: GitHubSimulator = {

@@ -21,11 +21,22 @@ export async function startServerProcess(input: {
   env: Environment;
   url: string;
   startTimeoutMs?: number;
+  /** `--role api|worker` (default: all roles). A worker has no URL to wait for: `url` is null. */
+  role?: 'api' | 'worker' | 'all';
+  /** Node options of the child, e.g. `--cpu-prof` to profile it under load. */
+  execArgv?: string[];
+  /** False: the request log is not read (stdout goes nowhere), for loads where reading it would cost the bench. */
+  readRequestLog?: boolean;
 }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [input.cli, 'serve'], {
-    env: input.env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const readLog = input.readRequestLog ?? true;
+  const child = spawn(
+    process.execPath,
+    [...(input.execArgv ?? []), input.cli, 'serve', ...(input.role ? ['--role', input.role] : [])],
+    {
+      env: input.env as NodeJS.ProcessEnv,
+      stdio: ['ignore', readLog ? 'pipe' : 'ignore', 'pipe'],
+    },
+  );
   const requestLog = watchRequestLog(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -35,10 +46,14 @@ export async function startServerProcess(input: {
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`zekt serve exited with ${child.exitCode}: ${stderr.trim()}`);
-    try {
-      if ((await fetch(`${input.url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
+    if (input.role === 'worker') {
+      if (stderr.includes('zekt worker running')) break;
+    } else {
+      try {
+        if ((await fetch(`${input.url}/readyz`)).ok) break;
+      } catch {
+        // not listening yet
+      }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

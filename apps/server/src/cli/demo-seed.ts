@@ -103,7 +103,7 @@ export async function seedDemo(input: {
   };
 }
 
-function apiClient(baseUrl: string, token: string) {
+export function apiClient(baseUrl: string, token: string) {
   return async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(baseUrl + path, {
       method,

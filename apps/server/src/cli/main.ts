@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { formatBenchReport } from '../bench/bench-report.js';
+import { formatCompareReport } from '../bench/compare-report.js';
 import { runBench } from '../bench/run-bench.js';
+import { runCompare } from '../bench/run-compare.js';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS } from '../config.js';
 import { openStore } from '../store/store.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
@@ -36,11 +38,49 @@ Usage:
                                        targets; exit 1 when one is missed (--report-only: only when
                                        an event was lost). --database-url must be a throwaway
                                        database: the bench writes its demo there
+  zekt bench --compare [--events 3000] [--connections 32] [--rates 100,250,500,750,1000]
+             [--records 1000000] [--database-url postgres://…] [--chart file.svg] [--json]
+                                       side by side under the same load: the bare node:http
+                                       HMAC + 202 ceiling, a naive Octokit router, Zekt non-durable
+                                       and durable (SQLite, and PostgreSQL with --database-url,
+                                       also 1 vs 2 workers), the tenant-isolation scenario and
+                                       queries over --records delivery records; prints ratios and
+                                       exits 1 when a target of issue 11 is missed
   zekt <command> --help                this text
 
 Environment (zekt serve):
 ${SETTINGS.map((s) => `  ${s.name.padEnd(32)} ${s.description}`).join('\n')}
 `;
+
+async function runCompareCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      compare: { type: 'boolean' },
+      events: { type: 'string', default: '3000' },
+      connections: { type: 'string', default: '32' },
+      rates: { type: 'string', default: '100,250,500,750,1000' },
+      records: { type: 'string', default: '1000000' },
+      'database-url': { type: 'string' },
+      chart: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const rates = (values.rates ?? '')
+    .split(',')
+    .map((rate) => positiveInteger('--rates', rate.trim(), 100_000));
+  const report = await runCompare({
+    events: positiveInteger('--events', values.events, 1_000_000),
+    connections: positiveInteger('--connections', values.connections, 1_000),
+    rates,
+    records: values.records === '0' ? 0 : positiveInteger('--records', values.records, 100_000_000),
+    databaseUrl: values['database-url'],
+    chartPath: values.chart ?? null,
+    progress: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatCompareReport(report));
+  return report.verdicts.every((v) => v.met) ? 0 : 1;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -79,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'bench': {
+      if (rest.includes('--compare')) return runCompareCommand(rest);
       const { values } = parseArgs({
         args: rest,
         options: {

@@ -36,6 +36,7 @@ export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): v
         receivedAt: toGitHubTimestamp(ctx.clock.now()),
       };
       ctx.state.dispatches.push(dispatch);
+      ctx.onDispatch(dispatch);
       // The consumer workflows' runs exist from now on, but start only after the 204 went out
       // ('close' also fires when the client went away first: the dispatch was accepted all the same).
       const start = ctx.consumerWorkflows.onDispatch(ctx, dispatch, repo);

@@ -1,0 +1,226 @@
+import type { LatencySummary } from './latency-summary.js';
+
+/**
+ * What `zekt bench --compare` measured, and the verdict on issue 11's targets. Pure: the run
+ * collects the numbers, this module judges and prints them. Every ratio is of two figures measured
+ * in the same run, on the same machine, under the same load.
+ */
+export interface TargetFigures {
+  key: string;
+  name: string;
+  /** Closed loop: webhooks answered 2xx per second, and dispatches arrived per second. */
+  ackPerSecond: number;
+  deliveredPerSecond: number | null;
+  /** Acknowledged webhooks whose dispatch never arrived (must be 0 for Zekt). */
+  lost: number;
+  /** Open loop, one point per offered rate: webhook sent → dispatch arrived (the ceiling: answered). */
+  latency: Array<{ offeredRate: number; e2e: LatencySummary; ack: LatencySummary }>;
+  peakRssBytes: number | null;
+}
+
+export interface CompareMeasurements {
+  events: number;
+  connections: number;
+  bodyBytes: number;
+  targets: TargetFigures[];
+  /** The tenant-isolation scenario: one consumer's GitHub answers in `slowMs`. */
+  isolation: {
+    slowMs: number;
+    offeredRate: number;
+    events: number;
+    fast: LatencySummary;
+    /** Dispatches to the slow consumer that completed while the fast one was measured. */
+    slowDelivered: number;
+  } | null;
+  /** Backlog drained by 1 and by 2 worker processes on PostgreSQL (null without a database URL). */
+  scaling: {
+    deliveries: number;
+    githubLatencyMs: number;
+    oneWorkerPerSecond: number;
+    twoWorkersPerSecond: number;
+  } | null;
+  /** Management queries over a store holding `records` delivery records. */
+  queries: { records: number; results: Array<{ name: string; latency: LatencySummary }> } | null;
+}
+
+export interface Verdict {
+  name: string;
+  limit: string;
+  actual: string;
+  met: boolean;
+}
+
+export interface CompareReport extends CompareMeasurements {
+  verdicts: Verdict[];
+}
+
+export const COMPARE_TARGETS = {
+  ingestOfCeiling: 0.5,
+  deliveredOfNaive: 1.0,
+  e2eP99AtRate: { rate: 500, ms: 25 },
+  isolationP99Ms: 1000,
+  twoWorkerScaling: 1.7,
+  peakRssBytes: 200 * 1024 * 1024,
+  queryP99Ms: 50,
+} as const;
+
+/** Unrounded: a verdict never passes because of rounding. */
+const exactRatio = (a: number | null | undefined, b: number | null | undefined): number | null =>
+  a == null || b == null || b === 0 ? null : a / b;
+/** For printing. */
+const ratio = (a: number | null | undefined, b: number | null | undefined): number | null => {
+  const exact = exactRatio(a, b);
+  return exact === null ? null : Math.round(exact * 100) / 100;
+};
+
+/** The durable Zekt target every ratio is about: SQLite, the default store. */
+export const DURABLE_KEY = 'zekt-durable-sqlite';
+
+export function judgeCompare(measured: CompareMeasurements): CompareReport {
+  const t = COMPARE_TARGETS;
+  const byKey = new Map(measured.targets.map((target) => [target.key, target]));
+  const ceiling = byKey.get('ceiling');
+  const naive = byKey.get('naive');
+  const durable = byKey.get(DURABLE_KEY);
+  const verdicts: Verdict[] = [];
+  const ingest = ratio(durable?.ackPerSecond, ceiling?.ackPerSecond);
+  verdicts.push({
+    name: 'durable ingest / ceiling',
+    limit: `≥ ${t.ingestOfCeiling}`,
+    actual:
+      ingest === null
+        ? 'not measured'
+        : `${ingest} (${durable?.ackPerSecond}/s of ${ceiling?.ackPerSecond}/s)`,
+    met:
+      ingest !== null && (exactRatio(durable?.ackPerSecond, ceiling?.ackPerSecond) ?? 0) >= t.ingestOfCeiling,
+  });
+  const delivered = ratio(durable?.deliveredPerSecond, naive?.deliveredPerSecond);
+  verdicts.push({
+    name: 'durable delivered end to end / naive router',
+    limit: `≥ ${t.deliveredOfNaive}`,
+    actual:
+      delivered === null
+        ? 'not measured'
+        : `${delivered} (${durable?.deliveredPerSecond}/s vs ${naive?.deliveredPerSecond}/s)`,
+    met:
+      delivered !== null &&
+      (exactRatio(durable?.deliveredPerSecond, naive?.deliveredPerSecond) ?? 0) >= t.deliveredOfNaive,
+  });
+  const atRate = durable?.latency.find((point) => point.offeredRate === t.e2eP99AtRate.rate);
+  verdicts.push({
+    name: `durable e2e p99 at ${t.e2eP99AtRate.rate} events/s offered`,
+    limit: `≤ ${t.e2eP99AtRate.ms} ms`,
+    actual: atRate ? `${atRate.e2e.p99} ms (p50 ${atRate.e2e.p50} ms)` : 'not measured',
+    met: atRate !== undefined && atRate.e2e.count > 0 && atRate.e2e.p99 <= t.e2eP99AtRate.ms,
+  });
+  for (const target of measured.targets.filter((x) => x.key.startsWith('zekt'))) {
+    verdicts.push({
+      name: `${target.name}: every acknowledged event delivered`,
+      limit: '0 lost',
+      actual: `${target.lost} lost`,
+      met: target.lost === 0,
+    });
+    verdicts.push({
+      name: `${target.name}: peak RSS`,
+      limit: `≤ ${mb(t.peakRssBytes)}`,
+      actual: mb(target.peakRssBytes),
+      met: target.peakRssBytes !== null && target.peakRssBytes <= t.peakRssBytes,
+    });
+  }
+  if (measured.isolation) {
+    verdicts.push({
+      name: `other consumer's p99 webhook → dispatch while one consumer's GitHub answers in ${measured.isolation.slowMs / 1000} s`,
+      limit: `< ${t.isolationP99Ms} ms`,
+      actual: `${measured.isolation.fast.p99} ms (n=${measured.isolation.fast.count})`,
+      met:
+        measured.isolation.fast.count === measured.isolation.events &&
+        measured.isolation.fast.p99 < t.isolationP99Ms,
+    });
+  }
+  if (measured.scaling) {
+    const scaling = ratio(measured.scaling.twoWorkersPerSecond, measured.scaling.oneWorkerPerSecond);
+    verdicts.push({
+      name: '2 workers / 1 worker on PostgreSQL',
+      limit: `≥ ${t.twoWorkerScaling}`,
+      actual: `${scaling} (${measured.scaling.twoWorkersPerSecond}/s vs ${measured.scaling.oneWorkerPerSecond}/s)`,
+      met:
+        scaling !== null &&
+        (exactRatio(measured.scaling.twoWorkersPerSecond, measured.scaling.oneWorkerPerSecond) ?? 0) >=
+          t.twoWorkerScaling,
+    });
+  }
+  if (measured.queries) {
+    for (const query of measured.queries.results) {
+      verdicts.push({
+        name: `${query.name} with ${measured.queries.records.toLocaleString('en')} delivery records: p99`,
+        limit: `≤ ${t.queryP99Ms} ms`,
+        actual: `${query.latency.p99} ms`,
+        met: query.latency.count > 0 && query.latency.p99 <= t.queryP99Ms,
+      });
+    }
+  }
+  return { ...measured, verdicts };
+}
+
+export function formatCompareReport(report: CompareReport): string {
+  const byKey = new Map(report.targets.map((target) => [target.key, target]));
+  const ceiling = byKey.get('ceiling');
+  const naive = byKey.get('naive');
+  const lines = [
+    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; every figure below from this one run`,
+    '',
+    `${'target'.padEnd(46)} ${'ack/s'.padStart(8)} ${'÷ceiling'.padStart(9)} ${'delivered/s'.padStart(12)} ${'÷naive'.padStart(7)} ${'peak RSS'.padStart(10)}`,
+  ];
+  for (const target of report.targets) {
+    lines.push(
+      `${target.name.padEnd(46)} ${String(target.ackPerSecond).padStart(8)} ${String(ratio(target.ackPerSecond, ceiling?.ackPerSecond) ?? '—').padStart(9)} ${String(target.deliveredPerSecond ?? '—').padStart(12)} ${String(ratio(target.deliveredPerSecond, naive?.deliveredPerSecond) ?? '—').padStart(7)} ${mb(target.peakRssBytes).padStart(10)}`,
+    );
+  }
+  lines.push(
+    '',
+    'latency at offered rates (open loop): webhook sent → dispatch arrived at GitHub, p50 / p99 ms',
+  );
+  const rates = [...new Set(report.targets.flatMap((target) => target.latency.map((p) => p.offeredRate)))];
+  lines.push(`${'target'.padEnd(46)} ${rates.map((rate) => `${rate}/s`.padStart(14)).join(' ')}`);
+  for (const target of report.targets) {
+    const cells = rates.map((rate) => {
+      const point = target.latency.find((p) => p.offeredRate === rate);
+      return (point ? `${point.e2e.p50} / ${point.e2e.p99}` : '—').padStart(14);
+    });
+    lines.push(`${target.name.padEnd(46)} ${cells.join(' ')}`);
+  }
+  if (report.isolation) {
+    const i = report.isolation;
+    lines.push(
+      '',
+      `isolation: ${i.events} events at ${i.offeredRate}/s to two consumers, one whose GitHub answers in ${i.slowMs / 1000} s: the other's webhook → dispatch p50 ${i.fast.p50} ms, p99 ${i.fast.p99} ms, max ${i.fast.max} ms (${i.fast.count} delivered; ${i.slowDelivered} of the slow one's meanwhile)`,
+    );
+  }
+  if (report.scaling) {
+    const s = report.scaling;
+    lines.push(
+      '',
+      `scale-out on PostgreSQL: a backlog of ${s.deliveries} deliveries, GitHub answering in ${s.githubLatencyMs} ms: 1 worker ${s.oneWorkerPerSecond}/s, 2 workers ${s.twoWorkersPerSecond}/s`,
+    );
+  }
+  if (report.queries) {
+    lines.push(
+      '',
+      `queries over ${report.queries.records.toLocaleString('en')} delivery records (through the API):`,
+    );
+    for (const q of report.queries.results) {
+      lines.push(
+        `  ${q.name.padEnd(44)} p50 ${q.latency.p50} ms  p99 ${q.latency.p99} ms  (n=${q.latency.count})`,
+      );
+    }
+  }
+  lines.push('', 'targets');
+  for (const v of report.verdicts)
+    lines.push(`  ${v.met ? 'met   ' : 'MISSED'}  ${v.name}: ${v.actual} (target ${v.limit})`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+function mb(bytes: number | null): string {
+  return bytes === null ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+}

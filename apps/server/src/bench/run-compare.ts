@@ -1,0 +1,440 @@
+import { writeFileSync } from 'node:fs';
+import { loadStoreConfig } from '../config.js';
+import { openStore } from '../store/store.js';
+import {
+  COMPARE_TARGETS,
+  type CompareMeasurements,
+  type CompareReport,
+  DURABLE_KEY,
+  judgeCompare,
+  type TargetFigures,
+} from './compare-report.js';
+import {
+  type ComparisonTarget,
+  type ConsumerSpec,
+  FAST_CONSUMER,
+  SLOW_CONSUMER,
+  startCeiling,
+  startNaiveRouter,
+  startZekt,
+} from './comparison-targets.js';
+import { seedDeliveryHistory } from './delivery-history.js';
+import { latencyChartSvg } from './latency-chart.js';
+import { summarizeLatencies } from './latency-summary.js';
+import { preciseNow, runWebhookLoad, type WebhookTiming } from './webhook-load.js';
+
+/**
+ * One target under one load: how fast it answered, how fast its dispatches reached GitHub, and
+ * how long each run took from the webhook leaving the sender to its dispatch arriving.
+ */
+export interface LoadMeasurement {
+  /** Webhooks started per second (0: closed loop). */
+  offeredRate: number;
+  sent: number;
+  acknowledged: number;
+  /** Answered 2xx per second, first send → last answer. */
+  ackPerSecond: number;
+  /** Dispatches arrived per second, first send → last arrival (null: the target does not dispatch). */
+  deliveredPerSecond: number | null;
+  delivered: number;
+  ack: ReturnType<typeof summarizeLatencies>;
+  bodyBytes: number;
+  /** Webhook sent → dispatch arrived at GitHub (the first consumer's); for the ceiling, the answer. */
+  e2e: ReturnType<typeof summarizeLatencies>;
+}
+
+let nextRunId = 1_000_000;
+
+/** Sends `count` webhooks to the target and waits (up to `settleMs`) for their dispatches. */
+export async function measureLoad(
+  target: ComparisonTarget,
+  input: { count: number; rate: number; connections: number; settleMs: number; consumer?: string },
+): Promise<LoadMeasurement> {
+  const firstRunId = nextRunId;
+  nextRunId += input.count;
+  const load = await runWebhookLoad({
+    url: target.url,
+    secret: target.secret,
+    headers: target.headers,
+    template: target.template,
+    firstRunId,
+    count: input.count,
+    connections: input.connections,
+    rate: input.rate,
+  });
+  const timings = load.timings;
+  const ok = timings.filter((t) => t.status >= 200 && t.status < 300);
+  const firstSent = Math.min(...timings.map((t) => t.sentAt));
+  const lastAnswer = Math.max(...timings.map((t) => t.answeredAt));
+  const consumer = input.consumer ?? target.consumers[0];
+  const arrivals = consumer === undefined ? undefined : target.arrivals.get(consumer);
+  let e2eSamples: number[];
+  let deliveredPerSecond: number | null = null;
+  let delivered = 0;
+  if (arrivals) {
+    const deadline = Date.now() + input.settleMs;
+    while (Date.now() < deadline && countArrived(arrivals, ok) < ok.length) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const arrived = ok
+      .map((t) => ({ t, at: arrivals.get(t.runId) }))
+      .filter((x): x is { t: WebhookTiming; at: number } => x.at !== undefined);
+    delivered = arrived.length;
+    e2eSamples = arrived.map((x) => x.at - x.t.sentAt);
+    const lastArrival = Math.max(...arrived.map((x) => x.at));
+    deliveredPerSecond = delivered > 0 ? round((delivered * 1000) / (lastArrival - firstSent)) : 0;
+  } else {
+    e2eSamples = ok.map((t) => t.answeredAt - t.sentAt);
+  }
+  return {
+    offeredRate: input.rate,
+    sent: timings.length,
+    acknowledged: ok.length,
+    ackPerSecond: round((ok.length * 1000) / (lastAnswer - firstSent)),
+    deliveredPerSecond,
+    delivered,
+    ack: summarizeLatencies(ok.map((t) => round(t.answeredAt - t.sentAt))),
+    bodyBytes: load.bodyBytes,
+    e2e: summarizeLatencies(e2eSamples.map(round)),
+  };
+}
+
+function countArrived(arrivals: Map<number, number>, timings: WebhookTiming[]): number {
+  let n = 0;
+  for (const t of timings) if (arrivals.has(t.runId)) n++;
+  return n;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+export interface CompareOptions {
+  /** Webhooks of the closed-loop run of each target. */
+  events: number;
+  connections: number;
+  /** Offered rates of the open-loop runs (the latency chart). */
+  rates: number[];
+  databaseUrl?: string | undefined;
+  /** Delivery records of the query scenario (0: skip it). */
+  records: number;
+  /** Where the chart goes (null: not written). */
+  chartPath: string | null;
+  progress: (line: string) => void;
+}
+
+const COMPARE_RATE = COMPARE_TARGETS.e2eP99AtRate.rate;
+
+/** Warms a target up (JIT, connections, installation tokens), then measures it. */
+async function measureTarget(
+  key: string,
+  target: ComparisonTarget,
+  options: CompareOptions,
+): Promise<TargetFigures> {
+  const { progress } = options;
+  progress(`${target.name}: warming up`);
+  await measureLoad(target, { count: 300, rate: 0, connections: options.connections, settleMs: 60_000 });
+  progress(`${target.name}: ${options.events} webhooks, ${options.connections} connections, closed loop`);
+  const throughput = await measureLoad(target, {
+    count: options.events,
+    rate: 0,
+    connections: options.connections,
+    settleMs: 120_000,
+  });
+  progress(
+    `  acknowledged ${throughput.ackPerSecond}/s, delivered ${throughput.deliveredPerSecond ?? '—'}/s`,
+  );
+  const latency: TargetFigures['latency'] = [];
+  for (const rate of options.rates) {
+    const m = await measureLoad(target, {
+      count: Math.max(200, Math.round(rate * 4)),
+      rate,
+      connections: options.connections,
+      settleMs: 60_000,
+    });
+    progress(`  ${rate}/s offered: e2e p50 ${m.e2e.p50} ms, p99 ${m.e2e.p99} ms`);
+    latency.push({ offeredRate: rate, e2e: m.e2e, ack: m.ack });
+  }
+  return {
+    key,
+    name: target.name,
+    ackPerSecond: throughput.ackPerSecond,
+    deliveredPerSecond: throughput.deliveredPerSecond,
+    lost: target.consumers.length > 0 ? throughput.acknowledged - throughput.delivered : 0,
+    latency,
+    peakRssBytes: target.peakRssBytes(),
+    bodyBytes: throughput.bodyBytes,
+  } as TargetFigures & { bodyBytes: number };
+}
+
+async function withTarget<T, X extends ComparisonTarget>(
+  start: () => Promise<X>,
+  use: (target: X) => Promise<T>,
+): Promise<T> {
+  const target = await start();
+  try {
+    return await use(target);
+  } finally {
+    await target.stop();
+  }
+}
+
+/**
+ * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes of issue 11, one after
+ * the other under the same load, then the isolation, scale-out and query scenarios.
+ */
+export async function runCompare(options: CompareOptions): Promise<CompareReport> {
+  const { progress } = options;
+  const rates = options.rates.includes(COMPARE_RATE)
+    ? options.rates
+    : [...options.rates, COMPARE_RATE].sort((a, b) => a - b);
+  const opts = { ...options, rates };
+  const figures: TargetFigures[] = [];
+  figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
+  figures.push(
+    await withTarget(
+      () => startNaiveRouter([FAST_CONSUMER]),
+      (t) => measureTarget('naive', t, opts),
+    ),
+  );
+  figures.push(
+    await withTarget(
+      () => startZekt({ name: 'Zekt, non-durable (SQLite)', consumers: [FAST_CONSUMER], durable: false }),
+      (t) => measureTarget('zekt-nondurable-sqlite', t, opts),
+    ),
+  );
+  figures.push(
+    await withTarget(
+      () => startZekt({ name: 'Zekt, durable (SQLite)', consumers: [FAST_CONSUMER], durable: true }),
+      (t) => measureTarget(DURABLE_KEY, t, opts),
+    ),
+  );
+  if (options.databaseUrl) {
+    figures.push(
+      await withTarget(
+        () =>
+          startZekt({
+            name: 'Zekt, durable (PostgreSQL)',
+            consumers: [FAST_CONSUMER],
+            durable: true,
+            databaseUrl: options.databaseUrl,
+          }),
+        (t) => measureTarget('zekt-durable-postgres', t, opts),
+      ),
+    );
+  }
+  const isolation = await measureIsolation(options);
+  const scaling = options.databaseUrl ? await measureScaling(options.databaseUrl, options) : null;
+  const queries = options.records > 0 ? await measureQueries(options) : null;
+  const report = judgeCompare({
+    events: options.events,
+    connections: options.connections,
+    bodyBytes: (figures[0] as TargetFigures & { bodyBytes?: number }).bodyBytes ?? 0,
+    targets: figures.map(({ bodyBytes: _b, ...rest }: TargetFigures & { bodyBytes?: number }) => rest),
+    isolation,
+    scaling,
+    queries,
+  });
+  if (options.chartPath) {
+    writeFileSync(
+      options.chartPath,
+      latencyChartSvg(
+        report.targets.map((t) => ({
+          name: t.name,
+          points: t.latency.map((p) => ({ rate: p.offeredRate, p99: p.e2e.p99 })),
+        })),
+        'p99 webhook sent → dispatch at GitHub (ceiling: answered), against offered rate',
+      ),
+    );
+    progress(`chart written to ${options.chartPath}`);
+  }
+  return report;
+}
+
+const SLOW_MS = 8_000;
+
+/** Two consumers of one service; one consumer's GitHub answers in 8 s. */
+async function measureIsolation(options: CompareOptions): Promise<CompareMeasurements['isolation']> {
+  const { progress } = options;
+  return withTarget(
+    () =>
+      startZekt({
+        name: 'Zekt, durable (SQLite), two consumers',
+        consumers: [FAST_CONSUMER, SLOW_CONSUMER],
+        durable: true,
+      }),
+    async (target) => {
+      progress(`isolation: warming up`);
+      await measureLoad(target, { count: 100, rate: 0, connections: options.connections, settleMs: 60_000 });
+      target.sim?.injectFaults({
+        method: 'POST',
+        path: `/repos/${SLOW_CONSUMER.account}/${SLOW_CONSUMER.repo}/dispatches`,
+        faults: [{ kind: 'latency', delayMs: SLOW_MS }],
+        repeat: true,
+      });
+      const slow = `${SLOW_CONSUMER.account}/${SLOW_CONSUMER.repo}`;
+      const slowBefore = target.arrivals.get(slow)?.size ?? 0;
+      const rate = 100;
+      const events = 1_000;
+      progress(`isolation: ${events} events at ${rate}/s, ${slow}'s GitHub answering in ${SLOW_MS / 1000} s`);
+      const m = await measureLoad(target, {
+        count: events,
+        rate,
+        connections: options.connections,
+        settleMs: 30_000,
+      });
+      const slowDelivered = (target.arrivals.get(slow)?.size ?? 0) - slowBefore;
+      progress(`  the other consumer: p50 ${m.e2e.p50} ms, p99 ${m.e2e.p99} ms (${m.delivered} delivered)`);
+      return { slowMs: SLOW_MS, offeredRate: rate, events, fast: m.e2e, slowDelivered };
+    },
+  );
+}
+
+const SCALING_CONSUMERS: ConsumerSpec[] = Array.from({ length: 8 }, (_, i) => ({
+  account: `consumer${i + 1}`,
+  repo: 'app',
+  user: `user${i + 1}`,
+}));
+const SCALING_GITHUB_MS = 250;
+
+/**
+ * A backlog stored by the API process (its workers not started yet), then drained by 1 or 2 worker
+ * processes while GitHub takes 250 ms per dispatch: how much more a second worker delivers.
+ */
+async function measureScaling(
+  databaseUrl: string,
+  options: CompareOptions,
+): Promise<CompareMeasurements['scaling']> {
+  const { progress } = options;
+  const events = 400;
+  const drain = async (workers: number) =>
+    withTarget(
+      () =>
+        startZekt({
+          name: `Zekt on PostgreSQL, ${workers} worker(s)`,
+          consumers: SCALING_CONSUMERS,
+          durable: true,
+          databaseUrl,
+          workers,
+        }),
+      async (target) => {
+        target.sim?.injectFaults({
+          method: 'POST',
+          path: '/repos/*/*/dispatches',
+          faults: [{ kind: 'latency', delayMs: SCALING_GITHUB_MS }],
+          repeat: true,
+        });
+        const load = await runWebhookLoad({
+          url: target.url,
+          secret: target.secret,
+          headers: target.headers,
+          template: target.template,
+          firstRunId: nextRunId,
+          count: events,
+          connections: options.connections,
+          rate: 0,
+        });
+        nextRunId += events;
+        const acknowledged = load.timings.filter((t) => t.status >= 200 && t.status < 300).length;
+        const expected = acknowledged * SCALING_CONSUMERS.length;
+        const started = preciseNow();
+        await target.addWorkers(workers);
+        const arrived = () => [...target.arrivals.values()].reduce((n, m) => n + m.size, 0);
+        const deadline = Date.now() + 180_000;
+        while (arrived() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        const last = Math.max(...[...target.arrivals.values()].flatMap((m) => [...m.values()]));
+        const perSecond = Math.round((arrived() * 1000 * 10) / (last - started)) / 10;
+        progress(`scale-out: ${workers} worker(s) delivered ${arrived()} of ${expected} at ${perSecond}/s`);
+        return { perSecond, deliveries: expected };
+      },
+    );
+  const one = await drain(1);
+  const two = await drain(2);
+  return {
+    deliveries: one.deliveries,
+    githubLatencyMs: SCALING_GITHUB_MS,
+    oneWorkerPerSecond: one.perSecond,
+    twoWorkersPerSecond: two.perSecond,
+  };
+}
+
+/** Delivery status, connections (health) and diagnostics over the API, with a year of history in the store. */
+async function measureQueries(options: CompareOptions): Promise<CompareMeasurements['queries']> {
+  const { progress } = options;
+  const consumers: ConsumerSpec[] = Array.from({ length: 10 }, (_, i) => ({
+    account: `reader${i + 1}`,
+    repo: 'app',
+    user: `reader-user${i + 1}`,
+  }));
+  return withTarget(
+    () => startZekt({ name: 'Zekt with a year of history', consumers, durable: true }),
+    async (target) => {
+      const store = await openStore(loadStoreConfig(target.env));
+      try {
+        const subscriptions = await store.db
+          .selectFrom('subscriptions')
+          .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
+          .select([
+            'subscriptions.subscription_id',
+            'subscriptions.consumer_account_id',
+            'subscriptions.consumer_repository_id',
+            'services.service_id',
+            'services.account_id',
+            'services.repository_id',
+          ])
+          .execute();
+        const first = subscriptions[0];
+        if (!first) throw new Error('the query scenario has no subscriptions');
+        progress(`queries: writing ${options.records.toLocaleString('en')} delivery records…`);
+        let reported = 0;
+        await seedDeliveryHistory(store, {
+          records: options.records,
+          now: Date.now(),
+          providerAccountId: Number(first.account_id),
+          providerRepositoryId: Number(first.repository_id),
+          serviceId: first.service_id,
+          subscriptions: subscriptions.map((s) => ({
+            subscriptionId: s.subscription_id,
+            consumerAccountId: Number(s.consumer_account_id),
+            consumerRepositoryId: Number(s.consumer_repository_id),
+          })),
+          progress: (done) => {
+            if (done - reported >= 200_000) {
+              reported = done;
+              progress(`  ${done.toLocaleString('en')}`);
+            }
+          },
+        });
+      } finally {
+        await store.close();
+      }
+      const base = target.url.replace(/\/webhooks\/github$/, '');
+      const get = async (path: string) => {
+        const started = preciseNow();
+        const response = await fetch(`${base}${path}`, {
+          headers: { authorization: `Bearer ${target.providerToken}` },
+        });
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
+        return preciseNow() - started;
+      };
+      const sub = target.subscriptionIds[0] as string;
+      const queries: Array<{ name: string; path: string }> = [
+        { name: 'delivery status (GET /api/v1/deliveries)', path: '/api/v1/deliveries?limit=50' },
+        { name: 'delivery status of a connection', path: `/api/v1/deliveries?connection=${sub}&limit=50` },
+        { name: 'health (GET /api/v1/connections)', path: '/api/v1/connections' },
+        { name: 'diagnostics of a connection', path: `/api/connections/${sub}/diagnostics` },
+      ];
+      const results = [];
+      for (const query of queries) {
+        await get(query.path);
+        const samples: number[] = [];
+        for (let i = 0; i < 100; i++) samples.push(Math.round((await get(query.path)) * 10) / 10);
+        const latency = summarizeLatencies(samples);
+        progress(`  ${query.name}: p50 ${latency.p50} ms, p99 ${latency.p99} ms`);
+        results.push({ name: query.name, latency });
+      }
+      return { records: options.records, results };
+    },
+  );
+}
