@@ -29,7 +29,8 @@ export function latencyChartSvg(series: ChartSeries[], title: string): string {
     top + plotH - ((Math.log10(Math.max(ms, 0.1)) - minLog) / (maxLog - minLog)) * plotH;
   const esc = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${esc(title)}</title>`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${left}" y="24" font-size="14" font-weight="bold">${esc(title)}</text>`,
   ];
