@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
+const repoRoot = resolve(import.meta.dirname, '../../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'zekt-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -63,5 +64,30 @@ describe('zekt CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('zekt token create --login <user>');
     expect(result.stdout).toContain('ZEKT_INSTALLATION_DISPATCH_RATE');
+  });
+
+  it('runs as `npx zekt` from the repository root, through the committed launcher npm links', () => {
+    // --no: fail instead of looking the name up in the registry, which is what a missing link did.
+    const result = spawnSync('npx', ['--no', '--', 'zekt', 'token', '--help'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain('zekt token create --login <user>');
+  });
+
+  it('says to build first when the launcher finds no build', () => {
+    const clone = mkdtempSync(join(tmpdir(), 'zekt-unbuilt-'));
+    try {
+      cpSync(resolve(import.meta.dirname, '../bin/zekt.js'), join(clone, 'bin/zekt.js'));
+      const result = spawnSync(process.execPath, [join(clone, 'bin/zekt.js'), '--help'], {
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('run `npm run build`');
+      expect(result.stderr).not.toContain('    at ');
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });
