@@ -22,6 +22,8 @@ export function createIdSequences() {
     run: createIdSequence(9_000_000_000, 900_000_000),
     checkSuite: createIdSequence(20_000_000_000, 9_000_000_000),
     dispatch: createIdSequence(1, 1),
+    // Webhook delivery ids are ~11 digits (e.g. 12077215967); each attempt gets its own.
+    webhookDelivery: createIdSequence(10_000_000_000, 80_000_000_000),
   };
 }
 

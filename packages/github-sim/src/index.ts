@@ -31,6 +31,8 @@ export type {
   SimpleUser,
   SimulatedApp,
   WebhookDeliveryRecord,
+  WebhookDropRule,
+  WebhookDropRuleStatus,
   WorkflowConclusion,
   WorkflowRun,
 } from './types.js';

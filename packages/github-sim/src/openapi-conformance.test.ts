@@ -79,6 +79,13 @@ const UNDECLARED_BUT_REAL: Record<string, string[]> = {
   'POST /repos/{owner}/{repo}/hooks/{hook_id}/pings': ['401'],
   'POST /repos/{owner}/{repo}/dispatches': ['401', '403', '429', '503'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['401', '404'],
+  // Webhook deliveries: an unknown hook or delivery is 404, a bad JWT or token 401, as everywhere.
+  'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries': ['401', '404'],
+  'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}': ['401', '404'],
+  'POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts': ['401', '404'],
+  'GET /app/hook/deliveries': ['401'],
+  'GET /app/hook/deliveries/{delivery_id}': ['401', '404'],
+  'POST /app/hook/deliveries/{delivery_id}/attempts': ['401', '404'],
 };
 
 const exercised = new Map<string, Set<string>>();
@@ -321,6 +328,90 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       await api(sim, 'POST', '/repos/acme/provider/hooks/1/pings', { authorization: token }),
     );
 
+    // Webhook deliveries: the hook's pings (one failed by a drop rule), the App's installation events.
+    sim.dropWebhooks({ event: 'ping', repository: 'acme/provider' });
+    await api(sim, 'POST', `/repos/acme/provider/hooks/${hookId}/pings`, { authorization: token });
+    await waitUntil(
+      () => (sim.webhookDeliveries().filter((d) => d.event === 'ping').length >= 3 ? true : undefined),
+      'three pings',
+    );
+    const hookDeliveries = `${one}/deliveries`;
+    const listedPage = await api(sim, 'GET', `/repos/acme/provider/hooks/${hookId}/deliveries?per_page=2`, {
+      authorization: token,
+    });
+    expectConforms(`GET ${hookDeliveries}`, listedPage);
+    const listedItems = listedPage.body as Array<{ id: number; status: string; status_code: number }>;
+    expect(listedItems[0]).toMatchObject({ status: 'failed to connect', status_code: 0 });
+    const nextLink = /<([^>]+)>; rel="next"/.exec(listedPage.headers.get('link') ?? '')?.[1];
+    expect(nextLink).toMatch(/[?&]cursor=v1_\d+/);
+    const nextPage = await api(sim, 'GET', (nextLink ?? '').slice(sim.apiUrl.length), {
+      authorization: token,
+    });
+    expectConforms(`GET ${hookDeliveries}`, nextPage);
+    expect((nextPage.body as unknown[]).length).toBe(1);
+    expectConforms(
+      `GET ${hookDeliveries}`,
+      await api(sim, 'GET', `/repos/acme/provider/hooks/${hookId}/deliveries?cursor=nope`, {
+        authorization: token,
+      }),
+    );
+    expectConforms(
+      `GET ${hookDeliveries}`,
+      await api(sim, 'GET', `/repos/acme/provider/hooks/${hookId}/deliveries?status=lost`, {
+        authorization: token,
+      }),
+    );
+    expectConforms(
+      `GET ${hookDeliveries}`,
+      await api(sim, 'GET', '/repos/acme/provider/hooks/1/deliveries', { authorization: token }),
+    );
+    const deliveryId = listedItems[0]?.id;
+    expectConforms(
+      `GET ${hookDeliveries}/{delivery_id}`,
+      await api(sim, 'GET', `/repos/acme/provider/hooks/${hookId}/deliveries/${deliveryId}`, {
+        authorization: token,
+      }),
+    );
+    expectConforms(
+      `GET ${hookDeliveries}/{delivery_id}`,
+      await api(sim, 'GET', `/repos/acme/provider/hooks/${hookId}/deliveries/1`, { authorization: token }),
+    );
+    expectConforms(
+      `POST ${hookDeliveries}/{delivery_id}/attempts`,
+      await api(sim, 'POST', `/repos/acme/provider/hooks/${hookId}/deliveries/${deliveryId}/attempts`, {
+        authorization: token,
+      }),
+    );
+    expectConforms(
+      `POST ${hookDeliveries}/{delivery_id}/attempts`,
+      await api(sim, 'POST', `/repos/acme/provider/hooks/${hookId}/deliveries/1/attempts`, {
+        authorization: token,
+      }),
+    );
+    const appListed = await api(sim, 'GET', '/app/hook/deliveries', { authorization: jwt });
+    expectConforms('GET /app/hook/deliveries', appListed);
+    expectConforms(
+      'GET /app/hook/deliveries',
+      await api(sim, 'GET', '/app/hook/deliveries', { authorization: expiredJwt }),
+    );
+    const appDeliveryId = (appListed.body as Array<{ id: number }>)[0]?.id;
+    expectConforms(
+      'GET /app/hook/deliveries/{delivery_id}',
+      await api(sim, 'GET', `/app/hook/deliveries/${appDeliveryId}`, { authorization: jwt }),
+    );
+    expectConforms(
+      'GET /app/hook/deliveries/{delivery_id}',
+      await api(sim, 'GET', '/app/hook/deliveries/1', { authorization: jwt }),
+    );
+    expectConforms(
+      'POST /app/hook/deliveries/{delivery_id}/attempts',
+      await api(sim, 'POST', `/app/hook/deliveries/${appDeliveryId}/attempts`, { authorization: jwt }),
+    );
+    expectConforms(
+      'POST /app/hook/deliveries/{delivery_id}/attempts',
+      await api(sim, 'POST', '/app/hook/deliveries/1/attempts', { authorization: jwt }),
+    );
+
     const dispatches = 'POST /repos/{owner}/{repo}/dispatches';
     expectConforms(
       dispatches,
@@ -436,7 +527,7 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
 
     // Every implemented operation was exercised with a success and an error status.
     const operations = [...exercised.keys()];
-    expect(operations).toHaveLength(17);
+    expect(operations).toHaveLength(23);
     for (const [operation, statuses] of exercised) {
       const codes = [...statuses].map(Number);
       expect(

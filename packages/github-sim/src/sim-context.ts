@@ -7,6 +7,7 @@ import { OIDC_ISSUER_PATH, type OidcIssuer } from './oidc-issuer.js';
 import type { AccountRecord, SimState } from './sim-state.js';
 import type { SimUrls } from './sim-urls.js';
 import type { DispatchRecord, InstallationPermissions } from './types.js';
+import type { WebhookDrops } from './webhook-drops.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 /** Everything the simulator's operations and HTTP handlers share. */
@@ -24,6 +25,8 @@ export interface SimContext {
   allowPrivateHookUrls: boolean;
   oidc: OidcIssuer;
   webhooks: WebhookSender;
+  /** Webhook drop rules (`dropWebhooks`). */
+  webhookDrops: WebhookDrops;
   /** Fault rules applied to REST requests (`injectFaults`). */
   faults: FaultInjector;
   /** Consumer workflows and their runs (`defineConsumerWorkflow`). */

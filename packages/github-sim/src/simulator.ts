@@ -42,9 +42,13 @@ import type {
   RunWorkflowResult,
   SimulatedApp,
   WebhookDeliveryRecord,
+  WebhookDropRule,
+  WebhookDropRuleStatus,
 } from './types.js';
+import { WebhookDrops } from './webhook-drops.js';
+import { redeliverWebhook } from './webhook-redelivery.js';
 import { WebhookSender } from './webhook-sender.js';
-import { appHookTarget, recordDelivery, repositoryHookTarget } from './webhook-targets.js';
+import { recordDelivery } from './webhook-targets.js';
 import { rerunWorkflow, runWorkflow } from './workflow-runs.js';
 
 export interface SimulatorOptions {
@@ -120,6 +124,16 @@ export interface GitHubSimulator {
   webhookDeliveries(): WebhookDeliveryRecord[];
   redeliver(guid: string): Promise<WebhookDeliveryRecord>;
   /**
+   * Fails the next matching webhook deliveries without sending them (a receiver that was down):
+   * recorded as failed, listed by `GET …/hooks/{hook_id}/deliveries`, never retried by themselves.
+   * @example sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api' })
+   */
+  dropWebhooks(rule: WebhookDropRule): { id: string };
+  /** Removes one drop rule, or all of them. */
+  clearWebhookDrops(id?: string): void;
+  /** The drop rules, with how many deliveries each still drops. */
+  webhookDrops(): WebhookDropRuleStatus[];
+  /**
    * Adds a fault rule for REST requests (see `FaultRule`); rules apply in the order they were added.
    * @example sim.injectFaults({ path: '/repos/acme/app/dispatches', faults: [{ kind: 'status', status: 503 }] })
    */
@@ -191,7 +205,13 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   let resumeTimer: NodeJS.Timeout | undefined;
   const consumerWorkflows = new ConsumerWorkflows();
   // Deliveries are recorded through the context (declared next; the callback runs later).
-  const webhooks = new WebhookSender({ clock, record: (delivery) => recordDelivery(ctx, delivery) });
+  const webhookDrops = new WebhookDrops();
+  const webhooks = new WebhookSender({
+    clock,
+    record: (delivery) => recordDelivery(ctx, delivery),
+    nextDeliveryId: ids.webhookDelivery,
+    drop: (target, event) => webhookDrops.take(target, event),
+  });
   const ctx: SimContext = {
     state,
     ids,
@@ -203,6 +223,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     allowPrivateHookUrls: options.allowPrivateHookUrls ?? false,
     oidc,
     webhooks,
+    webhookDrops,
     faults: new FaultInjector(),
     consumerWorkflows,
     shutdown: shutdown.signal,
@@ -252,17 +273,10 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
       state.journal.length = 0;
     },
     webhookDeliveries: () => structuredClone(state.deliveries),
-    async redeliver(guid) {
-      const sent = webhooks.sentDelivery(guid);
-      if (sent === undefined) throw new SimInputError(`no webhook delivery with GUID ${guid}`);
-      if (sent.hookType === 'app') return webhooks.redeliver(guid, appHookTarget(ctx));
-      const hook = state.hooks.get(sent.hookId);
-      const repo = hook === undefined ? undefined : state.repositories.get(hook.repositoryId);
-      if (hook === undefined || repo === undefined) {
-        throw new SimInputError(`hook ${sent.hookId} of delivery ${guid} no longer exists`);
-      }
-      return webhooks.redeliver(guid, repositoryHookTarget(hook, repo));
-    },
+    redeliver: (guid) => redeliverWebhook(ctx, guid),
+    dropWebhooks: (rule) => webhookDrops.add(rule),
+    clearWebhookDrops: (id) => webhookDrops.clear(id),
+    webhookDrops: () => webhookDrops.list(),
     injectFaults: (rule) => ctx.faults.inject(rule),
     clearFaults: (id) => ctx.faults.clear(id),
     faults: () => ctx.faults.list(),

@@ -164,6 +164,8 @@ export type WorkflowConclusion =
 
 /** One webhook request the simulator sent (or tried to send). */
 export interface WebhookDeliveryRecord {
+  /** GitHub's id of this attempt (`GET …/hooks/{hook_id}/deliveries/{delivery_id}`); each redelivery gets a new one. */
+  id: number;
   /** The `X-GitHub-Delivery` GUID; a redelivery reuses it. */
   guid: string;
   event: string;
@@ -184,6 +186,32 @@ export interface WebhookDeliveryRecord {
   error: string | null;
   deliveredAt: string;
   redelivery: boolean;
+  /** Set when a webhook drop rule (`dropWebhooks`) failed it: the rule's id. Nothing was sent. */
+  droppedBy?: string;
+}
+
+/**
+ * Fails the matching webhook deliveries without sending them, recorded as GitHub records a
+ * delivery its receiver never got: `failed to connect` (or, with `status`, an answer with that
+ * status). Omitted filters match everything.
+ * @example sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api', count: 1 })
+ */
+export interface WebhookDropRule {
+  event?: string;
+  /** `owner/name`: that repository's hooks only. */
+  repository?: string;
+  hookType?: 'repository' | 'app';
+  /** How many deliveries to drop (default 1). */
+  count?: number;
+  /** Record the drop as this HTTP answer (400–599) instead of a failed connection. */
+  status?: number;
+}
+
+/** A drop rule with how many deliveries it still drops. */
+export interface WebhookDropRuleStatus extends WebhookDropRule {
+  id: string;
+  remaining: number;
+  dropped: number;
 }
 
 /** A `repository_dispatch` the simulator accepted with 204. */

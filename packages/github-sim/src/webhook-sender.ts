@@ -2,6 +2,7 @@ import { type Clock, toGitHubTimestamp } from './clock.js';
 import { httpRequest } from './http-client.js';
 import { newGuid, randomHex } from './ids.js';
 import type { WebhookDeliveryRecord } from './types.js';
+import type { DropDecision } from './webhook-drops.js';
 import { signatureHeaders } from './webhook-signature.js';
 
 /** GitHub gives a receiver 10 seconds to answer a delivery. */
@@ -34,6 +35,10 @@ export interface WebhookSenderOptions {
   clock: Clock;
   /** Receives every finished delivery, in the order they finish. */
   record: (delivery: WebhookDeliveryRecord) => void;
+  /** GitHub's id of the next delivery attempt. */
+  nextDeliveryId: () => number;
+  /** Whether a drop rule fails this delivery without sending it (`dropWebhooks`). */
+  drop?: (target: WebhookTarget, event: string) => DropDecision | undefined;
   timeoutMs?: number;
 }
 
@@ -119,6 +124,7 @@ export class WebhookSender {
       ...(target.secret !== undefined ? signatureHeaders(target.secret, body) : {}),
     };
     const base = {
+      id: this.options.nextDeliveryId(),
       guid,
       event,
       action,
@@ -132,7 +138,17 @@ export class WebhookSender {
       redelivery,
     };
     let record: WebhookDeliveryRecord;
-    if (target.url === null) {
+    const dropped = target.url === null ? undefined : this.options.drop?.(target, event);
+    if (dropped !== undefined) {
+      record = {
+        ...base,
+        status: dropped.status,
+        responseBody: dropped.status === null ? null : '',
+        durationMs: 0,
+        error: dropped.status === null ? 'failed to connect' : null,
+        droppedBy: dropped.ruleId,
+      };
+    } else if (target.url === null) {
       record = { ...base, status: null, responseBody: null, durationMs: 0, error: 'no webhook URL' };
     } else if (this.closed) {
       record = { ...base, status: null, responseBody: null, durationMs: 0, error: 'simulator closed' };

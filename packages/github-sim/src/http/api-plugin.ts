@@ -4,6 +4,7 @@ import type { SimContext } from '../sim-context.js';
 import { registerAppRoutes } from './app-routes.js';
 import { registerDispatchRoutes } from './dispatch-routes.js';
 import { installFaultInjection } from './fault-injection.js';
+import { registerHookDeliveryRoutes } from './hook-delivery-routes.js';
 import { registerHookRoutes } from './hook-routes.js';
 import { RateLimits } from './rate-limit.js';
 import { registerRepositoryRoutes } from './repository-routes.js';
@@ -50,6 +51,7 @@ export async function apiPlugin(api: FastifyInstance, options: { ctx: SimContext
   registerAppRoutes(api, ctx);
   registerRepositoryRoutes(api, ctx);
   registerHookRoutes(api, ctx);
+  registerHookDeliveryRoutes(api, ctx);
   registerDispatchRoutes(api, ctx);
   registerRunRoutes(api, ctx);
   registerUserRoutes(api, ctx);

@@ -8,6 +8,7 @@ import type {
   MintOidcTokenInput,
   RerunWorkflowInput,
   RunWorkflowInput,
+  WebhookDropRule,
 } from '../types.js';
 
 function objectBody(body: unknown, what: string): Record<string, unknown> {
@@ -202,6 +203,19 @@ export async function controlPlugin(
   );
 
   instance.get('/webhook-deliveries', async () => sim.webhookDeliveries());
+  instance.post('/webhook-drops', async (request, reply) => {
+    const rule = objectBody(request.body, 'POST /_sim/webhook-drops') as WebhookDropRule;
+    return reply.code(201).send(sim.dropWebhooks(rule));
+  });
+  instance.get('/webhook-drops', async () => sim.webhookDrops());
+  instance.delete('/webhook-drops', async (_request, reply) => {
+    sim.clearWebhookDrops();
+    return reply.code(204).send();
+  });
+  instance.delete<{ Params: { id: string } }>('/webhook-drops/:id', async (request, reply) => {
+    sim.clearWebhookDrops(request.params.id);
+    return reply.code(204).send();
+  });
   instance.post<{ Params: { guid: string } }>('/webhook-deliveries/:guid/redeliver', async (request) =>
     sim.redeliver(request.params.guid),
   );
