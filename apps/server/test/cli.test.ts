@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/cli/usage.js';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
@@ -16,6 +17,22 @@ function zekt(args: string[], env: Record<string, string> = {}) {
   );
   const result = spawnSync(process.execPath, [cli, ...args], { env: { ...clean, ...env }, encoding: 'utf8' });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The same, several at a time. */
+function zektAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
 }
 
 describe('zekt CLI', () => {
@@ -59,11 +76,70 @@ describe('zekt CLI', () => {
     expect(result.stderr).toContain('install the Zekt GitHub App');
   });
 
-  it('documents its commands and settings', () => {
+  it('documents every setting in serve --help', () => {
     const result = zekt(['serve', '--help']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('zekt token create --login <user>');
+    expect(result.stdout).toContain('zekt serve [--role api|worker|all]');
     expect(result.stdout).toContain('ZEKT_INSTALLATION_DISPATCH_RATE');
+    expect(result.stdout).not.toContain('zekt token create');
+  });
+
+  it('gives each command its own usage: its synopsis, every option it accepts with defaults, examples', async () => {
+    const helps = await Promise.all(
+      COMMANDS.map((usage) => zektAsync([...usage.command.split(' '), '--help'])),
+    );
+    COMMANDS.forEach((usage, i) => {
+      const help = helps[i]!;
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout.startsWith(`zekt ${usage.command} — ${usage.summary}`)).toBe(true);
+      expect(help.stdout).toContain(usage.synopsis[0]);
+      for (const option of usage.options) expect(help.stdout).toContain(`--${option.name}`);
+      for (const option of usage.options.filter((o) => o.default))
+        expect(help.stdout).toContain(`(default: ${option.default})`);
+      expect(help.stdout).toContain(`Examples:\n  ${usage.examples[0]}`);
+    });
+    expect(new Set(helps.map((h) => h.stdout)).size).toBe(COMMANDS.length);
+    expect(helps.find((_, i) => COMMANDS[i]!.command === 'dev')!.stdout).not.toContain('--role');
+  });
+
+  it('lists the commands in zekt --help', () => {
+    const result = zekt(['--help']);
+    expect(result.code).toBe(0);
+    for (const usage of COMMANDS) {
+      const line = result.stdout.split('\n').find((l) => l.startsWith(`  ${usage.command} `));
+      expect(line?.endsWith(usage.summary)).toBe(true);
+    }
+  });
+
+  it('refuses an unknown option with the command’s usage, exit 2', () => {
+    const result = zekt(['dev', '--prot', '4000']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('zekt dev: unknown option --prot');
+    expect(result.stderr).toContain('zekt dev [--port <port>] [--sim-port <port>]');
+    expect(result.stderr).not.toContain('    at ');
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses a missing option value, a stray argument and an unknown subcommand, each with its usage', async () => {
+    const [missing, stray, sub] = await Promise.all([
+      zektAsync(['serve', '--role']),
+      zektAsync(['migrate', 'now']),
+      zektAsync(['token', 'revoke']),
+    ]);
+    expect([missing.code, stray.code, sub.code]).toEqual([2, 2, 2]);
+    expect(missing.stderr).toContain('zekt serve: --role needs a value');
+    expect(missing.stderr).toContain('zekt serve [--role api|worker|all]');
+    expect(stray.stderr).toContain('zekt migrate: unexpected argument now');
+    expect(sub.stderr).toContain('zekt token create: unknown subcommand revoke');
+    expect(sub.stderr).toContain('zekt token create --login <user>');
+  });
+
+  it('refuses an unknown command with the list of commands, exit 2', () => {
+    const result = zekt(['srve']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('zekt: unknown command srve');
+    expect(result.stderr).toContain('  serve ');
+    expect(result.stderr).not.toContain('    at ');
   });
 
   it('runs as `npx zekt` from the repository root, through the committed launcher npm links', () => {

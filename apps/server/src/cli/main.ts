@@ -1,100 +1,113 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { formatBenchReport } from '../bench/bench-report.js';
-import { formatCompareReport } from '../bench/compare-report.js';
-import { runBench } from '../bench/run-bench.js';
-import { runCompare } from '../bench/run-compare.js';
-import { ConfigError, loadConfig, loadStoreConfig, processEnvironment, SETTINGS } from '../config.js';
-import { openStore } from '../store/store.js';
+import { ConfigError, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
-import { createZekt, type Role } from '../zekt.js';
+import type { Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
-import { listDeliveries, replay, showDelivery } from './deliveries.js';
-import { runDemoTrigger } from './demo-trigger.js';
-import { runDev } from './dev.js';
-import { createTokenForLogin } from './token.js';
+import {
+  COMMANDS,
+  type CommandUsage,
+  formatOverview,
+  formatUsage,
+  parseOptionsOf,
+  usageOf,
+} from './usage.js';
 
-const USAGE = `zekt — event router for GitHub Actions
+// Each command imports what it runs when it runs: `--help` and a usage error answer without loading
+// the service, and `zekt serve` never loads the GitHub simulator that `dev` and `bench` start.
 
-Usage:
-  zekt serve [--role api|worker|all]   run the service (configuration from the environment)
-  zekt dev [--port 3000] [--sim-port 3001]
-                                       service + GitHub simulator + a seeded demo, for trying Zekt
-  zekt demo-trigger [payload-json]     run the demo provider workflow and show the dispatch arriving
-  zekt migrate                         apply database migrations
-  zekt token create --login <user> [--account <account>] [--name <name>]
-                                       create an API token (printed as the last line)
-  zekt deliveries list [--connection <id>] [--status <s>] [--since <iso>] [--limit <n>] [--cursor <c>]
-  zekt deliveries show <deliveryId>
-  zekt deliveries replay <deliveryId>
-                                       delivery status and replay over the API
-                                       (--url or ZEKT_URL, default http://localhost:3000;
-                                        --token or ZEKT_TOKEN: an API token)
-  zekt bench [--events 1000] [--rate 20] [--concurrency 100] [--payload-bytes 1024]
-             [--database-url postgres://…] [--timeout-s 300] [--json] [--report-only]
-                                       load the whole path (a zekt serve process, the simulator, the
-                                       durable demo) with provider runs started at --rate per second
-                                       (0: back to back, --concurrency at a time) and check the
-                                       targets; exit 1 when one is missed (--report-only: only when
-                                       an event was lost). --database-url must be a throwaway
-                                       database: the bench writes its demo there
-  zekt bench --compare [--events 3000] [--connections 32] [--rates 100,250,500,750,1000]
-             [--records 1000000] [--database-url postgres://…] [--chart file.svg] [--json]
-                                       side by side under the same load: the bare node:http
-                                       HMAC + 202 ceiling, a naive Octokit router, Zekt non-durable
-                                       and durable (SQLite, and PostgreSQL with --database-url,
-                                       also 1 vs 2 workers), the tenant-isolation scenario and
-                                       queries over --records delivery records; prints ratios and
-                                       exits 1 when a target of issue 11 is missed
-  zekt <command> --help                this text
+/** A command's parsed arguments, read through its usage table. */
+interface Parsed {
+  string(name: string): string | undefined;
+  flag(name: string): boolean;
+  positionals: string[];
+}
 
-Environment (zekt serve):
-${SETTINGS.map((s) => `  ${s.name.padEnd(32)} ${s.description}`).join('\n')}
-`;
+/** Parses a command's arguments; anything its usage does not list is a usage error (exit 2). */
+function parseCommand(usage: CommandUsage, args: string[], maxPositionals = 0): Parsed {
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: parseOptionsOf(usage), allowPositionals: true, strict: true });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (!code?.startsWith('ERR_PARSE_ARGS')) throw error;
+    const option = /'(-[^' ]+)/.exec((error as Error).message)?.[1];
+    throw usageError(
+      usage,
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option ${option}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `${option ?? 'an option'} needs a value`
+          : ((error as Error).message.split('. ')[0] ?? 'bad arguments'),
+    );
+  }
+  if (parsed.positionals.length > maxPositionals)
+    throw usageError(usage, `unexpected argument ${parsed.positionals[maxPositionals]}`);
+  return {
+    string: (name) => parsed.values[name] as string | undefined,
+    flag: (name) => parsed.values[name] === true,
+    positionals: parsed.positionals,
+  };
+}
+
+function usageError(usage: CommandUsage, problem: string): CliError {
+  return new CliError(`zekt ${usage.command}: ${problem}\n\n${formatUsage(usage)}`);
+}
+
+/** The usage `--help` shows for the words given, or null when they name no command. */
+function helpFor(command: string, rest: string[]): string | null {
+  if (command === 'bench')
+    return rest.includes('--compare')
+      ? formatUsage(usageOf('bench --compare'))
+      : `${formatUsage(usageOf('bench'))}\n${formatUsage(usageOf('bench --compare'))}`;
+  if (command === 'token') return formatUsage(usageOf('token create'));
+  const usage = COMMANDS.find((c) => c.command === command);
+  return usage ? formatUsage(usage) : null;
+}
 
 async function runCompareCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      compare: { type: 'boolean' },
-      events: { type: 'string', default: '3000' },
-      connections: { type: 'string', default: '32' },
-      rates: { type: 'string', default: '100,250,500,750,1000' },
-      records: { type: 'string', default: '1000000' },
-      'database-url': { type: 'string' },
-      chart: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const rates = (values.rates ?? '')
+  const values = parseCommand(usageOf('bench --compare'), args);
+  const rates = (values.string('rates') ?? '')
     .split(',')
     .map((rate) => positiveInteger('--rates', rate.trim(), 100_000));
+  const records = values.string('records');
+  const { runCompare } = await import('../bench/run-compare.js');
+  const { formatCompareReport } = await import('../bench/compare-report.js');
   const report = await runCompare({
-    events: positiveInteger('--events', values.events, 1_000_000),
-    connections: positiveInteger('--connections', values.connections, 1_000),
+    events: positiveInteger('--events', values.string('events'), 1_000_000),
+    connections: positiveInteger('--connections', values.string('connections'), 1_000),
     rates,
-    records: values.records === '0' ? 0 : positiveInteger('--records', values.records, 100_000_000),
-    databaseUrl: values['database-url'],
-    chartPath: values.chart ?? null,
+    records: records === '0' ? 0 : positiveInteger('--records', records, 100_000_000),
+    databaseUrl: values.string('database-url'),
+    chartPath: values.string('chart') ?? null,
     progress: (line) => process.stderr.write(`${line}\n`),
   });
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatCompareReport(report));
+  process.stdout.write(
+    values.flag('json') ? `${JSON.stringify(report, null, 2)}\n` : formatCompareReport(report),
+  );
   return report.verdicts.every((v) => v.met) ? 0 : 1;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || rest.includes('--help')) {
-    process.stdout.write(USAGE);
-    return command ? 0 : 1;
+  if (!command || command === '--help' || command === '-h') {
+    process.stdout.write(formatOverview());
+    return command ? 0 : 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const help = helpFor(command, rest);
+    if (help === null) throw unknownCommand(command);
+    process.stdout.write(help);
+    return 0;
   }
   const env = processEnvironment();
   switch (command) {
     case 'serve': {
-      const { values } = parseArgs({ args: rest, options: { role: { type: 'string', default: 'all' } } });
-      const role = values.role as Role;
+      const usage = usageOf('serve');
+      const role = parseCommand(usage, rest).string('role') as Role;
       if (!['api', 'worker', 'all'].includes(role))
-        throw new CliError(`--role must be api, worker or all (got ${role})`);
+        throw usageError(usage, `--role must be api, worker or all (got ${role})`);
+      const { createZekt } = await import('../zekt.js');
       const zekt = await createZekt({ config: loadConfig(env), role });
       const url = await zekt.start();
       process.stderr.write(`zekt ${role} ${url ? `listening on ${url}` : 'running'}\n`);
@@ -103,52 +116,45 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'dev': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          port: { type: 'string', default: '3000' },
-          'sim-port': { type: 'string', default: '3001' },
-        },
-      });
+      const values = parseCommand(usageOf('dev'), rest);
+      const { runDev } = await import('./dev.js');
       await runDev({
         env,
-        port: Number(values.port),
-        simPort: Number(values['sim-port']),
+        port: Number(values.string('port') ?? 3000),
+        simPort: Number(values.string('sim-port')),
         untilStopped: untilSignal,
       });
       return 0;
     }
     case 'bench': {
       if (rest.includes('--compare')) return runCompareCommand(rest);
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          events: { type: 'string', default: '1000' },
-          rate: { type: 'string', default: '20' },
-          concurrency: { type: 'string', default: '100' },
-          'payload-bytes': { type: 'string', default: '1024' },
-          'database-url': { type: 'string' },
-          'timeout-s': { type: 'string', default: '300' },
-          json: { type: 'boolean', default: false },
-          'report-only': { type: 'boolean', default: false },
-        },
-      });
+      const values = parseCommand(usageOf('bench'), rest);
+      const rate = values.string('rate');
+      const { runBench } = await import('../bench/run-bench.js');
+      const { formatBenchReport } = await import('../bench/bench-report.js');
       const report = await runBench({
-        events: positiveInteger('--events', values.events, 1_000_000),
-        rate: values.rate === '0' ? 0 : positiveInteger('--rate', values.rate, 10_000),
-        concurrency: positiveInteger('--concurrency', values.concurrency, 1_000),
-        payloadBytes: positiveInteger('--payload-bytes', values['payload-bytes'], 512 * 1024),
-        databaseUrl: values['database-url'],
-        timeoutMs: positiveInteger('--timeout-s', values['timeout-s'], 86_400) * 1000,
+        events: positiveInteger('--events', values.string('events'), 1_000_000),
+        rate: rate === '0' ? 0 : positiveInteger('--rate', rate, 10_000),
+        concurrency: positiveInteger('--concurrency', values.string('concurrency'), 1_000),
+        payloadBytes: positiveInteger('--payload-bytes', values.string('payload-bytes'), 512 * 1024),
+        databaseUrl: values.string('database-url'),
+        timeoutMs: positiveInteger('--timeout-s', values.string('timeout-s'), 86_400) * 1000,
         progress: (line) => process.stderr.write(`${line}\n`),
       });
-      process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatBenchReport(report));
+      process.stdout.write(
+        values.flag('json') ? `${JSON.stringify(report, null, 2)}\n` : formatBenchReport(report),
+      );
       if (report.lost > 0) return 1;
-      return values['report-only'] || report.targets.every((t) => t.met) ? 0 : 1;
+      return values.flag('report-only') || report.targets.every((t) => t.met) ? 0 : 1;
     }
-    case 'demo-trigger':
-      return runDemoTrigger({ env, payload: rest[0] });
+    case 'demo-trigger': {
+      const values = parseCommand(usageOf('demo-trigger'), rest, 1);
+      const { runDemoTrigger } = await import('./demo-trigger.js');
+      return runDemoTrigger({ env, payload: values.positionals[0] });
+    }
     case 'migrate': {
+      parseCommand(usageOf('migrate'), rest);
+      const { openStore } = await import('../store/store.js');
       const database = loadStoreConfig(env);
       const store = await openStore(database);
       const applied = await store.migrate();
@@ -159,23 +165,23 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'token': {
+      const usage = usageOf('token create');
       const [sub, ...args] = rest;
-      if (sub !== 'create')
-        throw new CliError('usage: zekt token create --login <user> [--account <account>]');
-      const { values } = parseArgs({
-        args,
-        options: { login: { type: 'string' }, account: { type: 'string' }, name: { type: 'string' } },
-      });
-      if (!values.login) throw new CliError('--login <user> is required: the GitHub login the token acts as');
+      if (sub !== 'create') throw usageError(usage, sub ? `unknown subcommand ${sub}` : 'which subcommand?');
+      const values = parseCommand(usage, args);
+      const login = values.string('login');
+      if (!login) throw usageError(usage, '--login <user> is required: the GitHub login the token acts as');
+      const { openStore } = await import('../store/store.js');
+      const { createTokenForLogin } = await import('./token.js');
       const database = loadStoreConfig(env);
       const store = await openStore(database);
       try {
         // A token may be the first thing an operator creates, before the server ever ran.
         await store.migrate();
         const created = await createTokenForLogin(store, {
-          login: values.login,
-          account: values.account,
-          name: values.name,
+          login,
+          account: values.string('account'),
+          name: values.string('name'),
         });
         process.stdout.write(
           `token for ${created.login}${created.account ? ` (member of ${created.account})` : ''}; store it now, it is not shown again:\n${created.token}\n`,
@@ -186,48 +192,42 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'deliveries': {
+      const usage = usageOf('deliveries');
       const [sub, ...args] = rest;
-      const { values, positionals } = parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          url: { type: 'string' },
-          token: { type: 'string' },
-          connection: { type: 'string' },
-          status: { type: 'string' },
-          since: { type: 'string' },
-          limit: { type: 'string' },
-          cursor: { type: 'string' },
-        },
-      });
-      const token = values.token ?? env.ZEKT_TOKEN;
+      if (sub !== 'list' && sub !== 'show' && sub !== 'replay')
+        throw usageError(usage, sub ? `unknown subcommand ${sub}` : 'which subcommand?');
+      const values = parseCommand(usage, args, sub === 'list' ? 0 : 1);
+      const id = values.positionals[0];
+      if (sub !== 'list' && !id) throw usageError(usage, `${sub} needs a <deliveryId>`);
+      const token = values.string('token') ?? env.ZEKT_TOKEN;
       if (!token)
         throw new CliError('an API token is needed: --token zkt_… or ZEKT_TOKEN (zekt token create)');
       const target = {
-        url: values.url ?? env.ZEKT_URL ?? 'http://localhost:3000',
+        url: values.string('url') ?? env.ZEKT_URL ?? 'http://localhost:3000',
         token,
         write: (t: string) => process.stdout.write(t),
       };
+      const { listDeliveries, replay, showDelivery } = await import('./deliveries.js');
       if (sub === 'list') {
         await listDeliveries(target, {
-          connection: values.connection,
-          status: values.status,
-          since: values.since,
-          limit: values.limit,
-          cursor: values.cursor,
+          connection: values.string('connection'),
+          status: values.string('status'),
+          since: values.string('since'),
+          limit: values.string('limit'),
+          cursor: values.string('cursor'),
         });
         return 0;
       }
-      const id = positionals[0];
-      if ((sub === 'show' || sub === 'replay') && id) {
-        await (sub === 'show' ? showDelivery(target, id) : replay(target, id));
-        return 0;
-      }
-      throw new CliError('usage: zekt deliveries list | show <deliveryId> | replay <deliveryId>');
+      await (sub === 'show' ? showDelivery(target, id!) : replay(target, id!));
+      return 0;
     }
     default:
-      throw new CliError(`unknown command ${command}; see zekt --help`);
+      throw unknownCommand(command);
   }
+}
+
+function unknownCommand(command: string): CliError {
+  return new CliError(`zekt: unknown command ${command}\n\n${formatOverview()}`);
 }
 
 /** A database URL without its password, for messages. */

@@ -1,0 +1,300 @@
+import { SETTINGS } from '../config.js';
+
+/**
+ * Every command's usage: what `zekt <command> --help` prints and what its argument parser accepts.
+ * One table, so an option cannot be parsed without being documented, nor documented without being
+ * parsed.
+ */
+export interface OptionUsage {
+  name: string;
+  type: 'string' | 'boolean';
+  /** The placeholder shown after a string option (`--port <port>`). */
+  value?: string;
+  /** Parsed when the option is absent, and shown as the default. */
+  default?: string;
+  description: string;
+}
+
+export interface CommandUsage {
+  /** The words that select it: `serve`, `token create`, `bench --compare`. */
+  command: string;
+  summary: string;
+  synopsis: string[];
+  details?: string;
+  options: OptionUsage[];
+  examples: string[];
+  /** Also list the service's environment settings (`serve`). */
+  settings?: boolean;
+}
+
+const apiTarget: OptionUsage[] = [
+  {
+    name: 'url',
+    type: 'string',
+    value: 'url',
+    description: 'the Zekt API (default: ZEKT_URL, else http://localhost:3000)',
+  },
+  { name: 'token', type: 'string', value: 'zkt_…', description: 'an API token (default: ZEKT_TOKEN)' },
+];
+
+export const COMMANDS: readonly CommandUsage[] = [
+  {
+    command: 'serve',
+    summary: 'run the service (configuration from the environment)',
+    synopsis: ['zekt serve [--role api|worker|all]'],
+    details:
+      'With DATABASE_URL set, run several `--role api` processes behind a load balancer and `--role worker` beside them.',
+    options: [
+      {
+        name: 'role',
+        type: 'string',
+        value: 'role',
+        default: 'all',
+        description: 'api: the HTTP API only; worker: the background workers only; all: both',
+      },
+    ],
+    examples: ['zekt serve', 'DATABASE_URL=postgres://… zekt serve --role worker'],
+    settings: true,
+  },
+  {
+    command: 'dev',
+    summary: 'the service, a GitHub simulator and a seeded demo, for trying Zekt',
+    synopsis: ['zekt dev [--port <port>] [--sim-port <port>]'],
+    details:
+      'Keeps its store in ZEKT_DATA_DIR/dev (default ./.zekt/dev), emptied at every start; `npm start` runs it.',
+    options: [
+      { name: 'port', type: 'string', value: 'port', description: "Zekt's port (default: PORT, else 3000)" },
+      {
+        name: 'sim-port',
+        type: 'string',
+        value: 'port',
+        default: '3001',
+        description: "the GitHub simulator's port",
+      },
+    ],
+    examples: ['zekt dev', 'zekt dev --port 4000 --sim-port 4001', 'PORT=4000 npm start'],
+  },
+  {
+    command: 'demo-trigger',
+    summary: 'run the demo provider workflow and show the dispatch arriving',
+    synopsis: ['zekt demo-trigger [<payload-json>]'],
+    details:
+      'Needs a running `zekt dev` with the same ZEKT_DATA_DIR. The payload is the message the workflow sends (default {"version":"1.2.3"}).',
+    options: [],
+    examples: ['zekt demo-trigger', `npm run trigger -- '{"version":"1.2.3"}'`],
+  },
+  {
+    command: 'migrate',
+    summary: 'apply database migrations',
+    synopsis: ['zekt migrate'],
+    details: 'The store is DATABASE_URL, or the SQLite file in ZEKT_DATA_DIR. `zekt serve` migrates too.',
+    options: [],
+    examples: ['DATABASE_URL=postgres://… zekt migrate'],
+  },
+  {
+    command: 'token create',
+    summary: 'create an API token (printed as the last line)',
+    synopsis: ['zekt token create --login <user> [--account <account>] [--name <name>]'],
+    options: [
+      {
+        name: 'login',
+        type: 'string',
+        value: 'user',
+        description: 'the GitHub login the token acts as (required)',
+      },
+      {
+        name: 'account',
+        type: 'string',
+        value: 'account',
+        description: 'also make the user a member of this account (it must have installed the App)',
+      },
+      { name: 'name', type: 'string', value: 'name', description: 'a label for the token' },
+    ],
+    examples: ['zekt token create --login octocat', 'zekt token create --login octocat --account acme'],
+  },
+  {
+    command: 'deliveries',
+    summary: 'delivery status and replay over the API',
+    synopsis: [
+      'zekt deliveries list [--connection <id>] [--status <status>] [--since <iso>] [--limit <n>] [--cursor <c>]',
+      'zekt deliveries show <deliveryId>',
+      'zekt deliveries replay <deliveryId>',
+    ],
+    options: [
+      ...apiTarget,
+      { name: 'connection', type: 'string', value: 'id', description: 'list: only this subscription' },
+      { name: 'status', type: 'string', value: 'status', description: 'list: only this delivery status' },
+      { name: 'since', type: 'string', value: 'iso', description: 'list: dispatched at or after this time' },
+      { name: 'limit', type: 'string', value: 'n', description: 'list: at most this many' },
+      {
+        name: 'cursor',
+        type: 'string',
+        value: 'c',
+        description: 'list: the next page, from the previous one',
+      },
+    ],
+    examples: [
+      'ZEKT_TOKEN=zkt_… zekt deliveries list --status Failed',
+      'zekt deliveries replay dlv_… --token zkt_…',
+    ],
+  },
+  {
+    command: 'bench',
+    summary: 'load the whole path and check the speed targets',
+    synopsis: ['zekt bench [options]', 'zekt bench --compare [options]   (see zekt bench --compare --help)'],
+    details:
+      'Runs a zekt serve process, the simulator and the durable demo, with provider runs started at --rate per second (0: back to back, --concurrency at a time); exits 1 when a target is missed (--report-only: only when an event was lost).',
+    options: [
+      { name: 'events', type: 'string', value: 'n', default: '1000', description: 'provider runs to start' },
+      {
+        name: 'rate',
+        type: 'string',
+        value: 'n',
+        default: '20',
+        description: 'runs started per second (0: back to back)',
+      },
+      {
+        name: 'concurrency',
+        type: 'string',
+        value: 'n',
+        default: '100',
+        description: 'runs in flight at a time when --rate is 0',
+      },
+      {
+        name: 'payload-bytes',
+        type: 'string',
+        value: 'n',
+        default: '1024',
+        description: 'size of each message',
+      },
+      {
+        name: 'database-url',
+        type: 'string',
+        value: 'postgres://…',
+        description: 'a throwaway PostgreSQL database (the bench writes its demo there); default: SQLite',
+      },
+      {
+        name: 'timeout-s',
+        type: 'string',
+        value: 's',
+        default: '300',
+        description: 'give up after this long',
+      },
+      { name: 'json', type: 'boolean', description: 'print the report as JSON' },
+      { name: 'report-only', type: 'boolean', description: 'exit 1 only when an event was lost' },
+    ],
+    examples: [
+      'zekt bench',
+      'zekt bench --events 5000 --rate 0 --database-url postgres://localhost/zekt_bench',
+    ],
+  },
+  {
+    command: 'bench --compare',
+    summary: 'Zekt beside a bare HMAC + 202 ceiling and a naive Octokit router, under the same load',
+    synopsis: ['zekt bench --compare [options]'],
+    details:
+      'Zekt non-durable and durable (SQLite, and PostgreSQL with --database-url, also 1 vs 2 workers), the tenant-isolation scenario and queries over --records delivery records; prints ratios and exits 1 when a target of issue 11 is missed.',
+    options: [
+      { name: 'compare', type: 'boolean', description: 'this comparison instead of the plain bench' },
+      {
+        name: 'events',
+        type: 'string',
+        value: 'n',
+        default: '3000',
+        description: 'webhooks per offered rate',
+      },
+      { name: 'connections', type: 'string', value: 'n', default: '32', description: 'client connections' },
+      {
+        name: 'rates',
+        type: 'string',
+        value: 'list',
+        default: '100,250,500,750,1000',
+        description: 'offered rates per second',
+      },
+      {
+        name: 'records',
+        type: 'string',
+        value: 'n',
+        default: '1000000',
+        description: 'delivery records to query over (0: skip)',
+      },
+      {
+        name: 'database-url',
+        type: 'string',
+        value: 'postgres://…',
+        description: 'also run on this throwaway PostgreSQL database',
+      },
+      {
+        name: 'chart',
+        type: 'string',
+        value: 'file.svg',
+        description: 'write an SVG chart of the latencies',
+      },
+      { name: 'json', type: 'boolean', description: 'print the report as JSON' },
+    ],
+    examples: ['zekt bench --compare --chart docs/bench.svg'],
+  },
+];
+
+export function usageOf(command: string): CommandUsage {
+  const usage = COMMANDS.find((c) => c.command === command);
+  if (!usage) throw new Error(`no usage for ${command}`);
+  return usage;
+}
+
+/** What `zekt --help` prints: one line per command. */
+export function formatOverview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.command.length));
+  return [
+    'zekt — event router for GitHub Actions',
+    '',
+    'Usage: zekt <command> [options]      (from a clone: npx zekt …)',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.command.padEnd(width)}  ${c.summary}`),
+    '',
+    'zekt <command> --help prints a command’s options, defaults and examples.',
+    '',
+  ].join('\n');
+}
+
+/** What `zekt <command> --help` prints. */
+export function formatUsage(usage: CommandUsage): string {
+  const flags = usage.options.map(
+    (o) => `--${o.name}${o.type === 'string' ? ` <${o.value ?? 'value'}>` : ''}`,
+  );
+  const width = Math.max(0, ...flags.map((f) => f.length));
+  const lines = [
+    `zekt ${usage.command} — ${usage.summary}`,
+    '',
+    'Usage:',
+    ...usage.synopsis.map((s) => `  ${s}`),
+  ];
+  if (usage.details) lines.push('', usage.details);
+  if (usage.options.length > 0) {
+    lines.push('', 'Options:');
+    usage.options.forEach((o, i) => {
+      const fallback = o.default === undefined ? '' : ` (default: ${o.default})`;
+      lines.push(`  ${flags[i]!.padEnd(width)}  ${o.description}${fallback}`);
+    });
+  }
+  if (usage.settings) {
+    lines.push('', 'Environment:', ...SETTINGS.map((s) => `  ${s.name.padEnd(32)} ${s.description}`));
+  }
+  lines.push('', 'Examples:', ...usage.examples.map((e) => `  ${e}`), '');
+  return lines.join('\n');
+}
+
+/** The `node:util` parseArgs options of a command, from its usage. */
+export function parseOptionsOf(
+  usage: CommandUsage,
+): Record<string, { type: 'string' | 'boolean'; default?: string | boolean }> {
+  return Object.fromEntries(
+    usage.options.map((o) => [
+      o.name,
+      o.type === 'boolean'
+        ? { type: 'boolean' as const, default: false }
+        : { type: 'string' as const, ...(o.default === undefined ? {} : { default: o.default }) },
+    ]),
+  );
+}
