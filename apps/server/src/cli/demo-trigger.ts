@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Environment } from '../config.js';
 import { CliError } from './cli-error.js';
 import type { DemoState } from './demo-seed.js';
-import { demoStatePath } from './dev.js';
+import { demoStatePath } from './dev-paths.js';
 
 /**
  * `zekt demo-trigger [payload]`: asks the simulator to run the demo provider workflow — the message

@@ -1,19 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createGitHubSimulator } from 'zekt-github-sim';
+import { createGitHubSimulator, type GitHubSimulator } from 'zekt-github-sim';
 import { type Environment, loadConfig } from '../config.js';
-import { createZekt } from '../zekt.js';
+import { createZekt, type Zekt } from '../zekt.js';
+import { CliError } from './cli-error.js';
+import { acquireDataDirLock } from './data-dir-lock.js';
 import { seedDemo } from './demo-seed.js';
+import { dataRoot, demoStatePath, devDataDir } from './dev-paths.js';
 import { environmentForSimulator } from './simulator-environment.js';
-
-/** Where `zekt dev` keeps its store and the demo's coordinates (wiped at every start). */
-export function devDataDir(env: Environment): string {
-  return resolve(env.ZEKT_DATA_DIR?.trim() || '.zekt', 'dev');
-}
-
-export function demoStatePath(env: Environment): string {
-  return join(devDataDir(env), 'demo.json');
-}
 
 /**
  * `zekt dev`: the GitHub simulator, the service configured against it, and a seeded demo — one
@@ -27,21 +20,46 @@ export async function runDev(input: {
   simPort: number;
   untilStopped: () => Promise<void>;
 }): Promise<void> {
+  // Taken before anything is emptied: a second `npm start` must not touch a running demo's store.
+  const lock = acquireDataDirLock(dataRoot(input.env));
+  try {
+    await runDemo(input);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runDemo(input: Parameters<typeof runDev>[0]): Promise<void> {
   const dataDir = devDataDir(input.env);
   rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
 
-  const sim = await createGitHubSimulator({
-    host: '127.0.0.1',
-    port: input.simPort,
-    allowPrivateHookUrls: true,
-  });
-  const config = loadConfig(
-    environmentForSimulator(sim, { port: input.port, dataDir, logLevel: input.env.LOG_LEVEL ?? 'warn' }),
-  );
-  const zekt = await createZekt({ config });
-  const url = await zekt.start();
-  if (!url) throw new Error('zekt dev: the server did not start listening');
+  let sim: GitHubSimulator;
+  try {
+    sim = await createGitHubSimulator({
+      host: '127.0.0.1',
+      port: input.simPort,
+      allowPrivateHookUrls: true,
+    });
+  } catch (error) {
+    throw portInUse(error, input.simPort, 'the GitHub simulator', '--sim-port <port>');
+  }
+  let zekt: Zekt | undefined;
+  try {
+    const config = loadConfig(
+      environmentForSimulator(sim, { port: input.port, dataDir, logLevel: input.env.LOG_LEVEL ?? 'warn' }),
+    );
+    zekt = await createZekt({ config });
+    try {
+      await zekt.start();
+    } catch (error) {
+      throw portInUse(error, input.port, "Zekt's API", '--port <port> or PORT=<port>');
+    }
+  } catch (error) {
+    await zekt?.stop();
+    await sim.close();
+    throw error;
+  }
   const zektUrl = `http://127.0.0.1:${input.port}`;
   sim.setAppWebhookUrl(`${zektUrl}/webhooks/github`);
   const demo = await seedDemo({ zektUrl, sim, store: zekt.store });
@@ -75,4 +93,12 @@ export async function runDev(input: {
   await input.untilStopped();
   await zekt.stop();
   await sim.close();
+}
+
+/** EADDRINUSE as one line naming the port, whose it is, and how to pick another. */
+function portInUse(error: unknown, port: number, whose: string, choose: string): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return error;
+  return new CliError(
+    `zekt dev: port ${port} (${whose}) is in use by another process; choose another with ${choose}`,
+  );
 }

@@ -118,10 +118,12 @@ async function main(argv: string[]): Promise<number> {
     case 'dev': {
       const values = parseCommand(usageOf('dev'), rest);
       const { runDev } = await import('./dev.js');
+      const port = values.string('port');
       await runDev({
         env,
-        port: Number(values.string('port') ?? 3000),
-        simPort: Number(values.string('sim-port')),
+        // --port over PORT, as the usage says; `PORT=4000 npm start` is the other way in.
+        port: port === undefined ? portNumber('PORT', env.PORT ?? '3000') : portNumber('--port', port),
+        simPort: portNumber('--sim-port', values.string('sim-port')),
         untilStopped: untilSignal,
       });
       return 0;
@@ -272,4 +274,8 @@ function positiveInteger(flag: string, raw: string | undefined, max: number): nu
   if (!Number.isInteger(value) || value < 1 || value > max)
     throw new CliError(`${flag} must be a whole number from 1 to ${max} (got ${raw})`);
   return value;
+}
+
+function portNumber(name: string, raw: string | undefined): number {
+  return positiveInteger(name, raw, 65_535);
 }
