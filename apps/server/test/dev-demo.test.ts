@@ -36,6 +36,12 @@ describe('zekt dev and the demo trigger', () => {
     });
     await eventually(() => (output.includes('Press Ctrl+C') ? true : undefined), 30_000);
     expect(output).toContain(`http://127.0.0.1:${port}`);
+    // The README's words: the service acme-deploys, alice for acme, bob for globex.
+    expect(output).toContain(
+      'published as the service "acme-deploys" (repository_dispatch type acme-deployed)',
+    );
+    expect(output).toContain('acme (user alice): acme/api, workflow deploy.yml whitelisted');
+    expect(output).toContain('globex (user bob): globex/deployer, subscription approved');
     expect(output).toContain('npm run trigger -- \'{"version":"1.2.3"}\'');
 
     // A second `npm start` on the same directory stops before touching the running demo's data.

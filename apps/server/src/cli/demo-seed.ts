@@ -25,6 +25,7 @@ export interface DemoState {
   simUrl: string;
   tokens: { provider: string; consumer: string };
   serviceId: string;
+  serviceSlug: string;
   subscriptionId: string;
   provider: typeof DEMO.provider;
   consumer: typeof DEMO.consumer;
@@ -96,6 +97,7 @@ export async function seedDemo(input: {
     simUrl: sim.url,
     tokens: { provider, consumer },
     serviceId: service.id,
+    serviceSlug: DEMO.service.slug,
     subscriptionId: subscription.id,
     provider: DEMO.provider,
     consumer: DEMO.consumer,

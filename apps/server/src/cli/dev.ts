@@ -75,7 +75,7 @@ async function runDemo(input: Parameters<typeof runDev>[0]): Promise<void> {
       `  GitHub sim      ${sim.url}   (REST: ${sim.apiUrl})`,
       '',
       `  Provider        ${demo.provider.account} (user ${demo.provider.user}): ${demo.provider.repository}, workflow ${demo.provider.workflow} whitelisted,`,
-      `                  service "${demo.eventType}" published`,
+      `                  published as the service "${demo.serviceSlug}" (repository_dispatch type ${demo.eventType})`,
       `  Consumer        ${demo.consumer.account} (user ${demo.consumer.user}): ${demo.consumer.repository}, subscription approved,`,
       '                  durable delivery on; its workflow confirms and completes each delivery',
       '',
