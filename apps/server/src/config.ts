@@ -43,6 +43,8 @@ export interface Config {
   /** How long a worker owns a claimed delivery; must outlast one dispatch call. */
   leaseMs: number;
   retentionIntervalMs: number;
+  /** How often a worker looks for webhooks GitHub failed to deliver; 0: never (only `zekt reconcile`). */
+  reconcileIntervalMs: number;
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
   logLevel: string;
@@ -173,6 +175,10 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_RETENTION_INTERVAL_MS',
     description: 'how often the retention sweeper runs (default 3600000)',
+  },
+  {
+    name: 'ZEKT_RECONCILE_INTERVAL_MS',
+    description: 'how often a worker asks GitHub to redeliver missed webhooks (default 900000, 0 = never)',
   },
   {
     name: 'ZEKT_REQUEST_TIMEOUT_MS',
@@ -387,6 +393,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     installationConcurrency: integer('ZEKT_INSTALLATION_CONCURRENCY', 8, 1, 10_000),
     leaseMs,
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
+    reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, 24 * 3_600_000),
     workerId: value('ZEKT_WORKER_ID') ?? null,
     logLevel,
     http: {

@@ -8,6 +8,7 @@ import { createGitHubClient, type GitHubClient } from './github/github-client.js
 import { createGitHubOAuth } from './github/github-oauth.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
+import { createReconciler, type Reconciler } from './reconcile/reconciler.js';
 import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
@@ -36,6 +37,8 @@ export interface Zekt {
   readonly router: EventRouter;
   readonly dispatcher: Dispatcher;
   readonly sweeper: RetentionSweeper;
+  /** Finds webhooks GitHub failed to deliver and asks for them again (`zekt reconcile`). */
+  readonly reconciler: Reconciler;
   /** Starts listening (api) and the background loops (worker); resolves to the listening URL. */
   start(): Promise<string | null>;
   stop(): Promise<void>;
@@ -118,6 +121,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   });
   const sweeper = createRetentionSweeper({ store, clock, logger: logger.child({ component: 'retention' }) });
   let sweepLoop: WorkerLoop | null = null;
+  const reconciler = createReconciler({
+    store,
+    clock,
+    github,
+    logger: logger.child({ component: 'reconciler' }),
+    owner: workerId,
+  });
+  let reconcileLoop: WorkerLoop | null = null;
 
   const http = await buildHttpApp({
     store,
@@ -179,6 +190,23 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       pollIntervalMs: config.retentionIntervalMs,
       logger,
     });
+    if (config.reconcileIntervalMs > 0) {
+      // The first pass waits one interval: a process that just started has nothing new to look at.
+      let nextReconcile = clock.now() + config.reconcileIntervalMs;
+      reconcileLoop = createWorkerLoop({
+        name: 'reconciler',
+        work: async () => {
+          if (clock.now() < nextReconcile) return 0;
+          nextReconcile = clock.now() + config.reconcileIntervalMs;
+          await reconciler.reconcile();
+          return 0;
+        },
+        nextDueAt: async () => nextReconcile,
+        clock,
+        pollIntervalMs: config.reconcileIntervalMs,
+        logger,
+      });
+    }
   }
 
   return {
@@ -187,10 +215,12 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     router,
     dispatcher,
     sweeper,
+    reconciler,
     async start() {
       routerLoop?.start();
       dispatchLoop?.start();
       sweepLoop?.start();
+      reconcileLoop?.start();
       if (role === 'worker') {
         await http.ready();
         return null;
@@ -203,6 +233,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await dispatchLoop?.stop();
       await dispatcher.idle();
       await sweepLoop?.stop();
+      await reconcileLoop?.stop();
       await notifier.close();
       if (!options.store) await store.close();
     },

@@ -154,6 +154,17 @@ async function main(argv: string[]): Promise<number> {
       const { runDemoTrigger } = await import('./demo-trigger.js');
       return runDemoTrigger({ env, payload: values.positionals[0] });
     }
+    case 'reconcile': {
+      const values = parseCommand(usageOf('reconcile'), rest);
+      const waitS = values.string('wait-s');
+      const { runReconcile } = await import('./reconcile.js');
+      return runReconcile({
+        config: loadConfig(env),
+        waitForRecoveryMs: (waitS === '0' ? 0 : positiveInteger('--wait-s', waitS, 600)) * 1000,
+        json: values.flag('json'),
+        write: (text) => process.stdout.write(text),
+      });
+    }
     case 'migrate': {
       parseCommand(usageOf('migrate'), rest);
       const { openStore } = await import('../store/store.js');

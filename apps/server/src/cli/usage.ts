@@ -92,6 +92,24 @@ export const COMMANDS: readonly CommandUsage[] = [
     examples: ['DATABASE_URL=postgres://… zekt migrate'],
   },
   {
+    command: 'reconcile',
+    summary: 'ask GitHub to redeliver the webhooks it failed to deliver, and report',
+    synopsis: ['zekt reconcile [--wait-s <seconds>] [--json]'],
+    details:
+      'Configuration from the environment, like `zekt serve`. Lists the recent deliveries of the App webhook and of every hook Zekt placed, asks for the failed ones again, and exits 1 when GitHub refused a webhook (docs/operations.md, Missed webhooks).',
+    options: [
+      {
+        name: 'wait-s',
+        type: 'string',
+        value: 'seconds',
+        default: '10',
+        description: 'how long to wait for the redeliveries asked for to arrive (0: do not wait)',
+      },
+      { name: 'json', type: 'boolean', description: 'print the report as JSON' },
+    ],
+    examples: ['zekt reconcile', 'zekt reconcile --wait-s 0 --json'],
+  },
+  {
     command: 'token create',
     summary: 'create an API token (printed as the last line)',
     synopsis: ['zekt token create --login <user> [--account <account>] [--name <name>]'],

@@ -69,9 +69,30 @@ export class GitHubApiError extends Error {
     message: string,
     readonly details: string[],
     options?: { cause?: unknown },
+    /** The answer's rate-limit headers (`retry-after`, `x-ratelimit-*`), to know how long to wait. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message, options);
   }
+}
+
+/** A webhook Zekt can list the deliveries of: a repository hook it placed, or the App's own. */
+export type WebhookRef =
+  | { kind: 'app' }
+  | { kind: 'repository'; installationId: number; owner: string; repo: string; hookId: number };
+
+/** One delivery attempt as GitHub lists it (`GET …/hooks/{hook_id}/deliveries`). */
+export interface HookDelivery {
+  id: number;
+  guid: string;
+  deliveredAt: string;
+  redelivery: boolean;
+  /** 0 when the receiver never answered. */
+  statusCode: number;
+  /** GitHub's words: `OK`, `Invalid HTTP Response: 503`, `failed to connect`… */
+  status: string;
+  event: string;
+  action: string | null;
 }
 
 /** A repository hook as GitHub lists it (its secret is never shown). */
@@ -105,6 +126,13 @@ export interface GitHubClient {
    * or null when GitHub cannot be asked. Read once, then remembered.
    */
   appInstallUrl(): Promise<string | null>;
+  /** One page of a webhook's recent deliveries, newest first; `nextCursor` null on the last page. */
+  listHookDeliveries(
+    hook: WebhookRef,
+    cursor: string | null,
+  ): Promise<{ deliveries: HookDelivery[]; nextCursor: string | null }>;
+  /** Asks GitHub to send a delivery again (same GUID and body); GitHub answers 202 and sends later. */
+  redeliverHookDelivery(hook: WebhookRef, deliveryId: number): Promise<void>;
 }
 
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
@@ -185,6 +213,63 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       }
     },
 
+    async listHookDeliveries(hook, cursor) {
+      const request = {
+        per_page: 100,
+        ...(cursor === null ? {} : { cursor }),
+        request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
+      };
+      try {
+        const response =
+          hook.kind === 'app'
+            ? await app.octokit.request('GET /app/hook/deliveries', request)
+            : await (await app.getInstallationOctokit(hook.installationId)).request(
+                'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries',
+                { owner: hook.owner, repo: hook.repo, hook_id: hook.hookId, ...request },
+              );
+        return {
+          deliveries: response.data.map((d) => ({
+            id: Number(d.id),
+            guid: d.guid,
+            deliveredAt: d.delivered_at,
+            redelivery: d.redelivery,
+            statusCode: d.status_code,
+            status: d.status,
+            event: d.event,
+            action: d.action ?? null,
+          })),
+          nextCursor: nextCursorOf(response.headers.link),
+        };
+      } catch (error) {
+        throw toApiError(error, `listing the deliveries of ${describeHook(hook)}`);
+      }
+    },
+
+    async redeliverHookDelivery(hook, deliveryId) {
+      const request = {
+        delivery_id: deliveryId,
+        request: { signal: AbortSignal.timeout(HOOK_CALL_TIMEOUT_MS) },
+      };
+      try {
+        if (hook.kind === 'app') {
+          await app.octokit.request('POST /app/hook/deliveries/{delivery_id}/attempts', request);
+        } else {
+          const octokit = await app.getInstallationOctokit(hook.installationId);
+          await octokit.request(
+            'POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts',
+            {
+              owner: hook.owner,
+              repo: hook.repo,
+              hook_id: hook.hookId,
+              ...request,
+            },
+          );
+        }
+      } catch (error) {
+        throw toApiError(error, `redelivering delivery ${deliveryId} of ${describeHook(hook)}`);
+      }
+    },
+
     async createRepositoryHook(input) {
       try {
         const octokit = await app.getInstallationOctokit(input.installationId);
@@ -255,6 +340,17 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       }
     },
   };
+}
+
+function describeHook(hook: WebhookRef): string {
+  return hook.kind === 'app' ? 'the App webhook' : `webhook ${hook.hookId} of ${hook.owner}/${hook.repo}`;
+}
+
+/** The `cursor` of the `rel="next"` link GitHub's cursor pagination answers with, if any. */
+function nextCursorOf(link: string | undefined): string | null {
+  const next = link?.split(',').find((part) => /rel="next"/.test(part));
+  const url = next === undefined ? undefined : /<([^>]+)>/.exec(next)?.[1];
+  return url === undefined ? null : new URL(url).searchParams.get('cursor');
 }
 
 function keepHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
@@ -358,7 +454,11 @@ function toApiError(error: unknown, doing: string): GitHubApiError {
   const details = ((error as { response?: { data?: { errors?: unknown[] } } })?.response?.data?.errors ?? [])
     .map((e) => (typeof e === 'string' ? e : (e as { message?: string })?.message))
     .filter((m): m is string => typeof m === 'string');
-  return new GitHubApiError(failure.status, `GitHub refused ${doing}: ${failure.message}`, details, {
-    cause: error,
-  });
+  return new GitHubApiError(
+    failure.status,
+    `GitHub refused ${doing}: ${failure.message}`,
+    details,
+    { cause: error },
+    failure.headers,
+  );
 }

@@ -110,3 +110,37 @@ export function findHooksBeingPlaced(
     .where('created_at', '>=', since)
     .execute();
 }
+
+/** A hook Zekt placed and GitHub confirmed, with what is needed to call GitHub about it. */
+export interface PlacedHook {
+  hookId: number;
+  role: HookRole;
+  installationId: number;
+  fullName: string;
+}
+
+/** Every placed hook of a repository still in a live installation: what the reconciler lists. */
+export async function listPlacedHooks(db: Kysely<Database>): Promise<PlacedHook[]> {
+  const rows = await db
+    .selectFrom('repository_hooks')
+    .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
+    .innerJoin('accounts', 'accounts.account_id', 'repositories.account_id')
+    .select([
+      'repository_hooks.hook_id',
+      'repository_hooks.role',
+      'accounts.installation_id',
+      'repositories.full_name',
+    ])
+    .where('repository_hooks.hook_id', 'is not', null)
+    .where('repositories.removed_at', 'is', null)
+    .where('accounts.installation_id', 'is not', null)
+    .where('accounts.uninstalled_at', 'is', null)
+    .orderBy('repository_hooks.hook_id')
+    .execute();
+  return rows.map((row) => ({
+    hookId: Number(row.hook_id),
+    role: row.role,
+    installationId: Number(row.installation_id),
+    fullName: row.full_name,
+  }));
+}

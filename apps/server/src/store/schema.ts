@@ -270,6 +270,47 @@ export interface LeasesTable {
   expires_at: Timestamp;
 }
 
+/** A redelivery the reconciler asked GitHub for; `recovered_at` once the webhook arrived. */
+export interface RedeliveryRequestsTable {
+  delivery_guid: string;
+  /** Which webhook: `app`, or `repository:<hook id>`. */
+  hook: string;
+  github_delivery_id: number;
+  event: string;
+  action: string | null;
+  requested_at: Timestamp;
+  recovered_at: Timestamp | null;
+}
+
+export type AlertStatus = 'pending' | 'sent' | 'failed';
+
+/** The alert outbox: operational events sent to ZEKT_ALERT_URL, leased like deliveries. */
+export interface AlertsTable {
+  alert_id: string;
+  /** The account the alert concerns; its members see it in the console. */
+  account_id: number;
+  kind: string;
+  /** Alerts with the same key inside the dedup window are not raised again. */
+  dedup_key: string;
+  /** The JSON body sent, exactly. */
+  payload: string;
+  status: AlertStatus;
+  attempts: number;
+  next_attempt_at: Timestamp | null;
+  lease_owner: string | null;
+  lease_expires_at: Timestamp | null;
+  last_error: string | null;
+  sent_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+/** The health a connection was last seen in, so an alert goes out when it changes. */
+export interface ConnectionHealthStatesTable {
+  subscription_id: string;
+  health: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   repositories: RepositoriesTable;
@@ -292,6 +333,9 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable;
   replay_requests: ReplayRequestsTable;
   leases: LeasesTable;
+  redelivery_requests: RedeliveryRequestsTable;
+  alerts: AlertsTable;
+  connection_health_states: ConnectionHealthStatesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -1,0 +1,174 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createManualClock, type ManualClock } from '../src/domain/clock.js';
+import { setUpWorld, type World } from '../src/test-support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+
+/**
+ * Missed webhooks (issue 12 §3): the simulator drops a webhook as an unreachable Zekt would lose
+ * it; the reconciler finds it in the hook's deliveries, asks GitHub for it again, and ingestion's
+ * idempotency routes it once however often it comes.
+ */
+describe('the reconciler', () => {
+  let h: Harness;
+  let world: World;
+  let clock: ManualClock;
+  beforeEach(async () => {
+    clock = createManualClock(Date.now());
+    h = await startHarness({ clock, env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
+    world = await setUpWorld(h);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const providerHookId = async () =>
+    Number(
+      (
+        await h.zekt.store.db
+          .selectFrom('repository_hooks')
+          .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
+          .select('repository_hooks.hook_id')
+          .where('repositories.full_name', '=', 'acme/api')
+          .where('repository_hooks.role', '=', 'provider')
+          .executeTakeFirstOrThrow()
+      ).hook_id,
+    );
+
+  it('recovers a workflow_run the simulator dropped, and routes it once', async () => {
+    h.sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api' });
+    const run = await h.sim.runWorkflow({
+      repository: 'acme/api',
+      workflow: 'deploy.yml',
+      message: { zektUrl: h.url, eventType: 'acme-deployed', payload: { version: '1.0.0' } },
+    });
+    const [dropped] = run.webhooks;
+    expect(dropped).toMatchObject({ status: null, error: 'failed to connect' });
+    expect(h.sim.dispatches({ repository: 'globex/app' })).toHaveLength(0);
+
+    const hookId = await providerHookId();
+    const report = await h.zekt.reconciler.reconcile({ waitForRecoveryMs: 10_000 });
+    expect(report.ran).toBe(true);
+    expect(report.requested).toEqual([
+      {
+        guid: dropped?.guid,
+        hook: `repository:${hookId}`,
+        githubDeliveryId: dropped?.id,
+        event: 'workflow_run',
+        action: 'completed',
+      },
+    ]);
+    expect(report.recovered.map((r) => r.guid)).toEqual([dropped?.guid]);
+    expect(report.webhooks.map((w) => [w.webhook, w.outcome, w.failed, w.requested])).toEqual([
+      ['the App webhook', 'checked', 0, 0],
+      [`acme/api provider webhook ${hookId}`, 'checked', 1, 1],
+    ]);
+
+    const dispatch = await eventually(() => h.sim.dispatches({ repository: 'globex/app' })[0]);
+    const zekt = (dispatch.clientPayload as { zekt: { correlationId: string; payload: unknown } }).zekt;
+    expect(zekt.correlationId).toBe(String(run.run.id));
+    expect(zekt.payload).toEqual({ version: '1.0.0' });
+
+    // A second pass finds nothing to do: the webhook's redelivery succeeded.
+    const again = await h.zekt.reconciler.reconcile();
+    expect(again.requested).toEqual([]);
+    expect(again.webhooks.every((w) => w.outcome === 'checked' && w.failed === 0)).toBe(true);
+
+    // The same GUID once more (someone presses Redeliver on GitHub): a duplicate, not a second event.
+    const redelivered = await h.sim.redeliver(dropped?.guid ?? '');
+    expect(redelivered.status).toBe(200);
+    const events = await h.zekt.store.db
+      .selectFrom('events')
+      .select('event_id')
+      .where('run_id', '=', run.run.id)
+      .execute();
+    expect(events).toHaveLength(1);
+    const deliveries = await h.zekt.store.db
+      .selectFrom('deliveries')
+      .select('delivery_id')
+      .where('subscription_id', '=', world.subscriptionId)
+      .execute();
+    expect(deliveries).toHaveLength(1);
+  });
+
+  it('recovers an installation event missed on the App webhook', async () => {
+    h.sim.dropWebhooks({ hookType: 'app', event: 'installation' });
+    const { installation, delivery } = await h.sim.createInstallation({
+      account: { login: 'initech', type: 'Organization' },
+      repositories: ['tps'],
+    });
+    expect(delivery).toMatchObject({ status: null, error: 'failed to connect' });
+    const account = () =>
+      h.zekt.store.db
+        .selectFrom('accounts')
+        .select(['installation_id'])
+        .where('login', '=', 'initech')
+        .executeTakeFirst();
+    expect(await account()).toBeUndefined();
+
+    const report = await h.zekt.reconciler.reconcile({ waitForRecoveryMs: 10_000 });
+    expect(report.requested).toMatchObject([{ guid: delivery?.guid, hook: 'app', event: 'installation' }]);
+    expect(report.recovered.map((r) => r.guid)).toEqual([delivery?.guid]);
+    expect(Number((await account())?.installation_id)).toBe(installation.id);
+  });
+
+  it('reports 401, 404 and rate limits, backs off, and carries on once they pass', async () => {
+    h.sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api' });
+    const run = await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    const guid = run.webhooks[0]?.guid;
+    const hookId = await providerHookId();
+    h.sim.injectFaults({
+      method: 'GET',
+      path: '/app/hook/deliveries',
+      faults: [{ kind: 'status', status: 401 }],
+    });
+    h.sim.injectFaults({
+      method: 'GET',
+      path: `/repos/acme/api/hooks/${hookId}/deliveries`,
+      faults: [{ kind: 'status', status: 404 }],
+    });
+
+    const first = await h.zekt.reconciler.reconcile();
+    const start = clock.now();
+    expect(first.requested).toEqual([]);
+    expect(first.webhooks).toMatchObject([
+      {
+        webhook: 'the App webhook',
+        outcome: 'refused',
+        problem: { kind: 'unauthorized', retryAt: new Date(start + 5 * 60_000).toISOString() },
+      },
+      {
+        webhook: `acme/api provider webhook ${hookId}`,
+        outcome: 'refused',
+        problem: { kind: 'not_found', retryAt: new Date(start + 5 * 60_000).toISOString() },
+      },
+    ]);
+    expect(first.webhooks[1]?.problem?.message).toContain('Not Found');
+
+    // Within the back-off nothing is asked of GitHub.
+    h.sim.clearJournal();
+    const during = await h.zekt.reconciler.reconcile();
+    expect(during.webhooks.map((w) => w.outcome)).toEqual(['backing_off', 'backing_off']);
+    expect(h.sim.journal().filter((entry) => entry.path.includes('/deliveries'))).toEqual([]);
+
+    // Past it, the listing works but the redelivery is rate limited: reported, not remembered.
+    clock.advance(5 * 60_000);
+    h.sim.injectFaults({
+      method: 'POST',
+      path: `/repos/acme/api/hooks/${hookId}/deliveries/*/attempts`,
+      faults: [{ kind: 'retry_after', status: 429, retryAfterSeconds: 120 }],
+    });
+    const limited = await h.zekt.reconciler.reconcile();
+    expect(limited.requested).toEqual([]);
+    expect(limited.webhooks[0]?.outcome).toBe('checked');
+    expect(limited.webhooks[1]).toMatchObject({
+      outcome: 'refused',
+      failed: 1,
+      problem: { kind: 'rate_limited', retryAt: new Date(clock.now() + 120_000).toISOString() },
+    });
+
+    clock.advance(120_000);
+    const recovered = await h.zekt.reconciler.reconcile({ waitForRecoveryMs: 10_000 });
+    expect(recovered.requested.map((r) => r.guid)).toEqual([guid]);
+    expect(recovered.recovered.map((r) => r.guid)).toEqual([guid]);
+  });
+});
