@@ -65,11 +65,32 @@ describe('zekt dev and the demo trigger', () => {
     expect(trigger.stdout).toContain('client_payload.zekt.payload equals the message.');
     expect(trigger.stdout).toMatch(/delivery record: Completed \(dispatched /);
 
+    // GitHub rejects the next dispatch (422): the trigger reports the Failed record and why.
+    const fault = await fetch(`http://127.0.0.1:${simPort}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        method: 'POST',
+        path: '/repos/globex/deployer/dispatches',
+        faults: [
+          { kind: 'status', status: 422, body: { message: 'Invalid request: client_payload too deep' } },
+        ],
+      }),
+    });
+    expect(fault.status).toBe(201);
+    const rejected = await run(['demo-trigger', '{"version":"1.2.4"}'], { ZEKT_DATA_DIR: dataDir });
+    expect(rejected.code, rejected.stderr).toBe(1);
+    expect(rejected.stdout).toMatch(
+      /delivery record: Failed \(dispatch_rejected\); GitHub answered attempt 1 with 422 \(rejected\): .*client_payload too deep/,
+    );
+    expect(rejected.stdout).not.toContain('repository_dispatch received');
+
     const exited = new Promise<number | null>((done) => dev!.once('exit', done));
     dev.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(existsSync(join(dataDir, 'dev.lock'))).toBe(false);
-  });
+    // A whole demo and four CLI runs on a busy machine: generous, never a timing claim.
+  }, 90_000);
 
   it('names the busy port and how to choose another; honours PORT, --port over it; takes over a stale lock', async () => {
     const busy = await occupiedPort();

@@ -49,7 +49,8 @@ export async function runDemoTrigger(input: {
   process.stdout.write(`provider run ${run.run.id} of ${demo.provider.repository} completed\n`);
   process.stdout.write(`message step: HTTP ${run.message?.status} ${JSON.stringify(run.message?.body)}\n`);
 
-  const deadline = Date.now() + (input.timeoutMs ?? 15_000);
+  const timeoutMs = input.timeoutMs ?? 15_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const dispatches = (await sim('GET', dispatchesPath)) as Array<{
       clientPayload: { zekt?: { payload?: unknown; deliveryId?: string } };
@@ -69,11 +70,63 @@ export async function runDemoTrigger(input: {
       if (deliveryId) await reportRecord(demo, deliveryId, deadline);
       return same ? 0 : 1;
     }
+    // No dispatch arrived: GitHub may have refused it, and then waiting longer shows nothing new.
+    const failed = (await deliveriesOfRun(demo, run.run.id)).find((d) => d.deliveryStatus === 'Failed');
+    if (failed) {
+      process.stdout.write(describeFailure(await deliveryRecord(demo, failed.deliveryId)));
+      return 1;
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const pending = await deliveriesOfRun(demo, run.run.id);
   throw new CliError(
-    `no repository_dispatch reached ${demo.consumer.repository} within 15 s; see the zekt dev output`,
+    pending.length === 0
+      ? `no repository_dispatch reached ${demo.consumer.repository} within ${timeoutMs / 1000} s and Zekt recorded no delivery for run ${run.run.id}: the run was not routed (see the zekt dev output)`
+      : `no repository_dispatch reached ${demo.consumer.repository} within ${timeoutMs / 1000} s; Zekt is still trying: ${pending
+          .map((d) => `delivery ${d.deliveryId} ${d.deliveryStatus}, ${d.retryNumber} failed attempt(s)`)
+          .join('; ')} (npx zekt deliveries show <id> --token <alice's token>)`,
   );
+}
+
+interface DeliverySummary {
+  deliveryId: string;
+  deliveryStatus: string;
+  retryNumber: number;
+}
+
+interface DeliveryRecord extends DeliverySummary {
+  failureReason?: string;
+  attempts?: Array<{
+    number: number;
+    status: number | null;
+    category: string | null;
+    message: string | null;
+  }>;
+}
+
+/** The delivery records Zekt made for one provider run (its correlation id), as the provider sees them. */
+async function deliveriesOfRun(demo: DemoState, runId: number): Promise<DeliverySummary[]> {
+  const response = await fetch(`${demo.zektUrl}/api/v1/deliveries?runId=${runId}`, {
+    headers: { authorization: `Bearer ${demo.tokens.provider}` },
+  });
+  if (!response.ok) throw new CliError(`Zekt answered GET /api/v1/deliveries with ${response.status}`);
+  return ((await response.json()) as { deliveries: DeliverySummary[] }).deliveries;
+}
+
+async function deliveryRecord(demo: DemoState, deliveryId: string): Promise<DeliveryRecord> {
+  const response = await fetch(`${demo.zektUrl}/api/v1/deliveries/${deliveryId}`, {
+    headers: { authorization: `Bearer ${demo.tokens.provider}` },
+  });
+  return (await response.json()) as DeliveryRecord;
+}
+
+/** A Failed record as the user needs it: why, and what GitHub answered to the last attempt. */
+function describeFailure(record: DeliveryRecord): string {
+  const last = record.attempts?.at(-1);
+  const answer = last
+    ? `; GitHub answered attempt ${last.number} with ${last.status ?? 'no response'}${last.category ? ` (${last.category})` : ''}${last.message ? `: ${last.message}` : ''}`
+    : '';
+  return `delivery record: Failed (${record.failureReason ?? 'no reason recorded'})${answer}; see GET /api/v1/deliveries/${record.deliveryId}\n`;
 }
 
 /** Follows the durable delivery record until the consumer's workflow has finished with it. */
