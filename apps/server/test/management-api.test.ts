@@ -289,6 +289,12 @@ describe('management API', () => {
       ],
       ['/api/v1/deliveries', '/api/v1/deliveries', (b) => b.deliveries],
       ['/api/v1/connections', '/api/v1/connections', (b) => b.connections],
+      [
+        '/api/v1/audit',
+        '/api/v1/audit',
+        (b) =>
+          (b.entries as Array<{ account: string; action: string }>).map((e) => `${e.account} ${e.action}`),
+      ],
     ];
     const seen: Record<string, unknown> = {};
     for (const [template, path, pick] of lists) {
@@ -304,6 +310,7 @@ describe('management API', () => {
       '/api/v1/directory': ['acme-deploys'],
       '/api/v1/deliveries': [],
       '/api/v1/connections': [],
+      '/api/v1/audit': ['initech token.create'],
     });
     // The consumer cannot act as the provider, nor the provider as the consumer.
     expect(

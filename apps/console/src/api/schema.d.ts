@@ -7290,6 +7290,188 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Audit trail: changes of configuration on your accounts, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description one of your accounts (login); default all */
+                    account?: string;
+                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | delivery.replay | recovery.start | recovery.cancel */
+                    action?: string;
+                    /** @description what was changed: a service, subscription, delivery… id, or owner/repo */
+                    target?: string;
+                    /** @description 1–100 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                id: string;
+                                account: string | null;
+                                /** Format: date-time */
+                                at: string;
+                                actor: {
+                                    /** @description who made the change; `zekt token create` for the operator’s CLI */
+                                    login: string;
+                                    userId: string | null;
+                                    tokenId: string | null;
+                                };
+                                /** @description what was done, e.g. provider.switch, subscription.approve */
+                                action: string;
+                                target: {
+                                    /** @description repository | workflow | service | subscription | token | delivery | recovery */
+                                    type: string;
+                                    id: string;
+                                };
+                                before: {
+                                    [key: string]: unknown;
+                                } | null;
+                                after: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_cursor`: pass back `nextCursor` unchanged */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_cursor";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `account_not_found`: no account of that login that you are a member of */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "account_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -1,7 +1,8 @@
 import { generateApiToken, hashApiToken } from '../security/api-tokens.js';
 import { getAccountByLogin } from '../store/accounts.js';
+import { recordAudit } from '../store/audit.js';
 import type { Store } from '../store/store.js';
-import { addMembership, createApiToken, upsertUser } from '../store/users.js';
+import { addMembership, createApiToken, listMemberAccounts, upsertUser } from '../store/users.js';
 import { CliError } from './cli-error.js';
 
 /**
@@ -25,9 +26,22 @@ export async function createTokenForLogin(
       accountLogin = account.login;
     }
     const token = generateApiToken();
-    await createApiToken(
+    const name = input.name ?? 'cli';
+    const tokenId = await createApiToken(
       trx,
-      { userId: user.user_id, tokenHash: hashApiToken(token), name: input.name ?? 'cli' },
+      { userId: user.user_id, tokenHash: hashApiToken(token), name },
+      now,
+    );
+    // Every account the token may act for sees that it was issued, and by whom: the operator's CLI.
+    await recordAudit(
+      trx,
+      {
+        actor: { userId: null, login: 'zekt token create', tokenId: null },
+        accountIds: (await listMemberAccounts(trx, user.user_id)).map((a) => Number(a.account_id)),
+        action: 'token.create',
+        target: { type: 'token', id: tokenId },
+        after: { login: user.login, name },
+      },
       now,
     );
     return { token, login: user.login, account: accountLogin };

@@ -1,6 +1,8 @@
+import type { AuditActor } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
 import { getArchive } from '../store/archives.js';
+import { recordAudit } from '../store/audit.js';
 import { getDelivery, insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { findReplayRequest, recentReplayTimes, recordReplayRequest } from '../store/replays.js';
 import type { DeliveryRow, SubscriptionStatus } from '../store/schema.js';
@@ -33,6 +35,8 @@ export interface ReplayRequest {
   /** Who asks (a user id): idempotency keys are theirs alone. */
   requestedBy: string;
   idempotencyKey?: string | undefined;
+  /** Who the audit trail names; null for the replays of a bulk recovery, recorded once as the recovery. */
+  actor: AuditActor | null;
 }
 
 export async function replayDelivery(
@@ -107,5 +111,18 @@ async function replayOnce(
     .set({ replayed_by: replayId, updated_at: now })
     .where('delivery_id', '=', original.delivery_id)
     .execute();
+  if (request.actor) {
+    await recordAudit(
+      trx,
+      {
+        actor: request.actor,
+        accountIds: [Number(original.provider_account_id), Number(original.consumer_account_id)],
+        action: 'delivery.replay',
+        target: { type: 'delivery', id: original.delivery_id },
+        after: { replayId },
+      },
+      now,
+    );
+  }
   return { outcome: 'replayed', original, replayId };
 }

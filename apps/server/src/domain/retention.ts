@@ -7,6 +7,8 @@ const DAY_MS = 24 * 3_600_000;
 
 export const RETENTION_MS = {
   deliveries: 396 * DAY_MS,
+  /** The audit trail is kept as long as the delivery records it explains (issue 12 §6). */
+  auditEntries: 396 * DAY_MS,
   archives: 90 * DAY_MS,
   orphanedMessages: DAY_MS,
   /** Delivery GUIDs are remembered long enough to absorb GitHub's redeliveries. */

@@ -349,6 +349,31 @@ export const WebhookAnswerSchema = Type.Object({
   detail: Type.Optional(Type.String()),
 });
 
+export const AuditEntrySchema = Type.Object({
+  id: Type.String(),
+  account: Nullable(Type.String({ description: 'the account that sees this entry (its login)' })),
+  at: Time,
+  actor: Type.Object({
+    login: Type.String({ description: 'who made the change; `zekt token create` for the operator’s CLI' }),
+    userId: Nullable(Type.String()),
+    tokenId: Nullable(Type.String({ description: 'the API token used; null for the console and the CLI' })),
+  }),
+  action: Type.String({ description: 'what was done, e.g. provider.switch, subscription.approve' }),
+  target: Type.Object({
+    type: Type.String({
+      description: 'repository | workflow | service | subscription | token | delivery | recovery',
+    }),
+    id: Type.String(),
+  }),
+  before: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the changed fields before' })),
+  after: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'the changed fields after' })),
+});
+
+export const AuditPageSchema = Type.Object({
+  entries: Type.Array(AuditEntrySchema),
+  nextCursor: NextCursor,
+});
+
 export type AccountView = Static<typeof AccountSchema>;
 export type RepositoryView = Static<typeof RepositorySchema>;
 export type WorkflowView = Static<typeof WorkflowSchema>;

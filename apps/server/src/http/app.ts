@@ -20,6 +20,7 @@ import { installProblemHandlers } from './problem.js';
 import { createRateLimiter, limitFailedAuthentication } from './rate-limits.js';
 import { requestForLog } from './request-log.js';
 import { addSecurityHeaders } from './response-headers.js';
+import { registerAuditRoutes } from './routes/audit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
 import { registerConsoleRoutes } from './routes/console.js';
@@ -170,6 +171,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerUsageRoutes(api, context);
     registerDeliveryRoutes(api, context);
     registerConnectionRoutes(api, context);
+    registerAuditRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsoleRoutes(app, {

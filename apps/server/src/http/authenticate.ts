@@ -17,6 +17,8 @@ import type { RateLimiter } from './rate-limits.js';
 export interface Caller {
   user: UserRow;
   accounts: AccountRow[];
+  /** The API token of the request; null for the console's session. */
+  tokenId: string | null;
 }
 
 declare module 'fastify' {
@@ -59,6 +61,7 @@ export function authenticateCallers(
     const session = header === undefined ? readCookie(request.headers.cookie, sessionCookie) : undefined;
     let user: UserRow | undefined;
     let callerKey: string;
+    let tokenId: string | null = null;
     if (session !== undefined) {
       if (!SAFE_METHODS.has(request.method)) checkSameOrigin(request, origin);
       callerKey = hashSessionValue(session);
@@ -78,14 +81,19 @@ export function authenticateCallers(
       }
       const token = match[1]!;
       callerKey = hashApiToken(token);
-      user = looksLikeApiToken(token) ? await findUserByTokenHash(deps.store.db, callerKey) : undefined;
-      if (!user) throw new HttpError('invalid_token', 'the API token is unknown or revoked');
+      const found = looksLikeApiToken(token)
+        ? await findUserByTokenHash(deps.store.db, callerKey)
+        : undefined;
+      if (!found) throw new HttpError('invalid_token', 'the API token is unknown or revoked');
+      const { token_id, ...row } = found;
+      user = row;
+      tokenId = token_id;
     }
     await deps.rateLimiter.countCall(callerKey);
     const accounts = (await listMemberAccounts(deps.store.db, user.user_id)).filter(
       (a) => a.uninstalled_at === null,
     );
-    request.caller = { user, accounts };
+    request.caller = { user, accounts, tokenId };
   });
 }
 

@@ -4,6 +4,7 @@ import { createManualClock } from '../domain/clock.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
+import { recordAudit } from '../store/audit.js';
 import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
 import { finishRouting, insertEvent } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
@@ -115,7 +116,8 @@ describe('retention sweeper', () => {
       | 'webhook_deliveries'
       | 'sessions'
       | 'rate_limit_counters'
-      | 'replay_requests',
+      | 'replay_requests'
+      | 'audit_entries',
   ) =>
     Number(
       (
@@ -232,5 +234,25 @@ describe('retention sweeper', () => {
     clock.advance(1);
     expect((await sweeper.sweep()).replayRequests).toBe(1);
     expect(await count('replay_requests')).toBe(0);
+  });
+
+  it('keeps the audit trail as long as delivery records, then removes it', async () => {
+    const clock = createManualClock(T0);
+    const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
+    const change = {
+      actor: { userId: 'usr_1', login: 'alice', tokenId: null },
+      accountIds: [1, 2],
+      action: 'subscription.approve' as const,
+      target: { type: 'subscription' as const, id: 'sub_1' },
+    };
+    await recordAudit(store.db, change, T0);
+    await recordAudit(store.db, change, T0 + DAY);
+    expect(RETENTION_MS.auditEntries).toBe(RETENTION_MS.deliveries);
+    clock.set(T0 + RETENTION_MS.deliveries);
+    expect((await sweeper.sweep()).auditEntries).toBe(0);
+    clock.advance(1);
+    // One change, one row per account it concerns.
+    expect((await sweeper.sweep()).auditEntries).toBe(2);
+    expect(await count('audit_entries')).toBe(2);
   });
 });

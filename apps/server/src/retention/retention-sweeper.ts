@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryCutoff, RETENTION_MS } from '../domain/retention.js';
+import { deleteOldAuditEntries } from '../store/audit.js';
 import { deleteOldWindows } from '../store/rate-limit-counters.js';
 import { deleteOldReplayRequests } from '../store/replays.js';
 import {
@@ -29,6 +30,7 @@ export interface SweepReport {
   sessions: number;
   replayRequests: number;
   rateLimitCounters: number;
+  auditEntries: number;
 }
 
 export interface RetentionSweeper {
@@ -90,6 +92,9 @@ export function createRetentionSweeper(options: {
         ),
         rateLimitCounters: await drain((trx) =>
           deleteOldWindows(trx, expiryCutoff(now, RETENTION_MS.rateLimitWindows), batch),
+        ),
+        auditEntries: await drain((trx) =>
+          deleteOldAuditEntries(trx, expiryCutoff(now, RETENTION_MS.auditEntries), batch),
         ),
       };
       if (Object.values(report).some((n) => n > 0))

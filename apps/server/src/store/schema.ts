@@ -311,6 +311,56 @@ export interface ConnectionHealthStatesTable {
   updated_at: Timestamp;
 }
 
+/** One change of configuration, as one account concerned by it sees it (issue 12 §6). */
+export interface AuditEntriesTable {
+  audit_id: string;
+  account_id: number | null;
+  actor_user_id: string | null;
+  actor_login: string;
+  actor_token_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  /** JSON: the changed fields before and after the change. */
+  before: string | null;
+  after: string | null;
+  created_at: Timestamp;
+}
+
+export type RecoveryStatus = 'running' | 'completed' | 'cancelled';
+
+/** A bulk recovery: replay the failed deliveries of one connection dispatched in a window. */
+export interface RecoveriesTable {
+  recovery_id: string;
+  subscription_id: string;
+  requested_by: string;
+  idempotency_key: string | null;
+  /** Comma-separated delivery states to recover (`failed`). */
+  states: string;
+  since_at: Timestamp;
+  until_at: Timestamp;
+  status: RecoveryStatus;
+  total: number;
+  replayed: number;
+  skipped: number;
+  /** The last delivery id handled: the job resumes after it. */
+  position: string | null;
+  lease_owner: string | null;
+  lease_expires_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+/** A delivery one recovery handled: replayed (with the replay's id) or skipped. */
+export interface RecoveryItemsTable {
+  recovery_id: string;
+  delivery_id: string;
+  outcome: 'replayed' | 'skipped';
+  replay_id: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   repositories: RepositoriesTable;
@@ -336,6 +386,9 @@ export interface Database {
   redelivery_requests: RedeliveryRequestsTable;
   alerts: AlertsTable;
   connection_health_states: ConnectionHealthStatesTable;
+  audit_entries: AuditEntriesTable;
+  recoveries: RecoveriesTable;
+  recovery_items: RecoveryItemsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -352,3 +405,5 @@ export type DeliveryRow = Selectable<DeliveriesTable>;
 export type NewDelivery = Insertable<DeliveriesTable>;
 export type DeliveryUpdate = Updateable<DeliveriesTable>;
 export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
+export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type RecoveryRow = Selectable<RecoveriesTable>;

@@ -124,14 +124,16 @@ export async function createApiToken(
   return tokenId;
 }
 
+/** The user an unrevoked token belongs to, with the token's id (the audit trail names it). */
 export async function findUserByTokenHash(
   db: Kysely<Database>,
   tokenHash: string,
-): Promise<UserRow | undefined> {
+): Promise<(UserRow & { token_id: string }) | undefined> {
   return db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.user_id', 'api_tokens.user_id')
     .selectAll('users')
+    .select('api_tokens.token_id')
     .where('api_tokens.token_hash', '=', tokenHash)
     .where('api_tokens.revoked_at', 'is', null)
     .executeTakeFirst();

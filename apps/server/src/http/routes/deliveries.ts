@@ -16,6 +16,7 @@ import {
   problems,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
+import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { readLimit } from '../pagination.js';
 import { HttpError } from '../problem.js';
@@ -216,6 +217,7 @@ export function registerDeliveryRoutes(api: App, context: AppContext): void {
           deliveryId: request.params.deliveryId,
           requestedBy: caller.user.user_id,
           idempotencyKey: request.headers['idempotency-key'],
+          actor: auditActor(caller),
         },
         (delivery) => isParty(caller, delivery),
       );

@@ -4,6 +4,7 @@ import { toWorkflowPath } from '../../domain/workflow-path.js';
 import { GitHubApiError } from '../../github/github-client.js';
 import { generateHookSecret } from '../../security/api-tokens.js';
 import { getRepository, listRepositories, setRepositoryFlag } from '../../store/accounts.js';
+import { recordAudit } from '../../store/audit.js';
 import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '../../store/hooks.js';
 import { withLease } from '../../store/leases.js';
 import type { AccountRow, HookRole, RepositoryRow } from '../../store/schema.js';
@@ -20,6 +21,7 @@ import {
   WorkflowSchema,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
+import { auditActor } from '../audit-actor.js';
 import { type Caller, MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
@@ -92,13 +94,28 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
       async () => {
         if (enabled) await placeHook(context, account, repository, role);
         else await removeHook(context, account, repository, role);
-        await setRepositoryFlag(
-          context.store.db,
-          Number(repository.repository_id),
-          role === 'provider' ? 'provider_enabled' : 'completion_enabled',
-          enabled,
-          context.clock.now(),
+        const flag = role === 'provider' ? 'provider_enabled' : 'completion_enabled';
+        // Read again under the lease: another switch may have changed it while this one waited.
+        const was = Boolean(
+          (await getRepository(context.store.db, Number(repository.repository_id)))?.[flag],
         );
+        await context.store.transaction(async (trx) => {
+          const now = context.clock.now();
+          await setRepositoryFlag(trx, Number(repository.repository_id), flag, enabled, now);
+          if (was === enabled) return;
+          await recordAudit(
+            trx,
+            {
+              actor: auditActor(caller),
+              accountIds: [Number(account.account_id)],
+              action: role === 'provider' ? 'provider.switch' : 'completion_tracking.switch',
+              target: { type: 'repository', id: repository.full_name },
+              before: { enabled: was },
+              after: { enabled },
+            },
+            now,
+          );
+        });
       },
     );
     if (!held.acquired) {
@@ -216,9 +233,10 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
       },
     },
     async (request) => {
+      const caller = requireCaller(request);
       const { repository } = await memberRepository(
         context.store.db,
-        requireCaller(request),
+        caller,
         request.params.owner,
         request.params.repo,
       );
@@ -230,10 +248,27 @@ export function registerRepositoryRoutes(api: App, context: AppContext): void {
         );
       }
       const repositoryId = Number(repository.repository_id);
-      const whitelist = (db: typeof context.store.db) =>
-        setWhitelisted(db, repositoryId, path, request.body.whitelisted, context.clock.now());
+      const whitelisted = request.body.whitelisted;
+      const whitelist = async (db: typeof context.store.db) => {
+        const was = Boolean((await getWorkflow(db, repositoryId, path))?.whitelisted);
+        const now = context.clock.now();
+        await setWhitelisted(db, repositoryId, path, whitelisted, now);
+        if (was === whitelisted) return;
+        await recordAudit(
+          db,
+          {
+            actor: auditActor(caller),
+            accountIds: [Number(repository.account_id)],
+            action: 'workflow.whitelist',
+            target: { type: 'workflow', id: `${repository.full_name}/${path}` },
+            before: { whitelisted: was },
+            after: { whitelisted },
+          },
+          now,
+        );
+      };
       // Naming a new file adds a workflow: that one counts against the account's cap.
-      if (await getWorkflow(context.store.db, repositoryId, path)) await whitelist(context.store.db);
+      if (await getWorkflow(context.store.db, repositoryId, path)) await context.store.transaction(whitelist);
       else await withinAccountCap(context, 'workflows', Number(repository.account_id), whitelist);
       return workflowView((await getWorkflow(context.store.db, repositoryId, path))!);
     },

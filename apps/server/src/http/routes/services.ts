@@ -1,13 +1,16 @@
 import type { Kysely } from 'kysely';
 import Type from 'typebox';
+import { serviceEdit } from '../../domain/audit.js';
 import { DEFAULT_EVENT_TYPE, describeInvalidEventType, isValidEventType } from '../../domain/event-type.js';
 import { toWorkflowPath } from '../../domain/workflow-path.js';
+import { recordAudit } from '../../store/audit.js';
 import type { Database, ServiceRow } from '../../store/schema.js';
 import {
   createService,
   getService,
   getServiceBySlug,
   listServices,
+  parseTags,
   updateService,
 } from '../../store/services.js';
 import { getWorkflow } from '../../store/workflows.js';
@@ -21,6 +24,7 @@ import {
   ServiceSchema,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
+import { auditActor } from '../audit-actor.js';
 import {
   type Caller,
   isMemberOf,
@@ -175,23 +179,34 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       await checkSlug(accountId, body.slug);
       const eventType = body.eventType ?? DEFAULT_EVENT_TYPE;
       checkEventType(eventType);
-      const service = await withinAccountCap(context, 'services', accountId, (trx) =>
-        createService(
+      const service = await withinAccountCap(context, 'services', accountId, async (trx) => {
+        const now = context.clock.now();
+        const fields = {
+          slug: body.slug,
+          eventType,
+          description: body.description ?? '',
+          tags: body.tags ?? [],
+          visibility: body.visibility ?? 'public',
+          published: body.published ?? false,
+        };
+        const created = await createService(
+          trx,
+          { accountId, repositoryId: Number(repository.repository_id), workflowPath, ...fields },
+          now,
+        );
+        await recordAudit(
           trx,
           {
-            accountId,
-            repositoryId: Number(repository.repository_id),
-            workflowPath,
-            slug: body.slug,
-            eventType,
-            description: body.description ?? '',
-            tags: body.tags ?? [],
-            visibility: body.visibility ?? 'public',
-            published: body.published ?? false,
+            actor: auditActor(caller),
+            accountIds: [accountId],
+            action: 'service.create',
+            target: { type: 'service', id: created.service_id },
+            after: { repository: repository.full_name, workflow: workflowPath, ...fields },
           },
-          context.clock.now(),
-        ),
-      );
+          now,
+        );
+        return created;
+      });
       return reply.code(201).send(await view(service));
     },
   );
@@ -258,11 +273,39 @@ export function registerServiceRoutes(api: App, context: AppContext): void {
       },
     },
     async (request) => {
-      const service = await ownService(requireCaller(request), request.params.id);
+      const caller = requireCaller(request);
+      const service = await ownService(caller, request.params.id);
       const body = request.body;
       if (body.slug !== undefined) await checkSlug(Number(service.account_id), body.slug, service.service_id);
       if (body.eventType !== undefined) checkEventType(body.eventType);
-      await updateService(db, service.service_id, body, context.clock.now());
+      const edit = serviceEdit(
+        {
+          slug: service.slug,
+          eventType: service.event_type,
+          description: service.description,
+          tags: parseTags(service.tags),
+          visibility: service.visibility,
+          published: Boolean(service.published),
+        },
+        { ...body },
+      );
+      await context.store.transaction(async (trx) => {
+        const now = context.clock.now();
+        await updateService(trx, service.service_id, body, now);
+        if (!edit) return;
+        await recordAudit(
+          trx,
+          {
+            actor: auditActor(caller),
+            accountIds: [Number(service.account_id)],
+            action: edit.action,
+            target: { type: 'service', id: service.service_id },
+            before: edit.before,
+            after: edit.after,
+          },
+          now,
+        );
+      });
       return view((await getService(db, service.service_id))!);
     },
   );

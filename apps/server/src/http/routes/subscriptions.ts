@@ -1,5 +1,7 @@
 import Type from 'typebox';
+import type { AuditAction } from '../../domain/audit.js';
 import { getRepository } from '../../store/accounts.js';
+import { recordAudit } from '../../store/audit.js';
 import type { SubscriptionRow, SubscriptionStatus } from '../../store/schema.js';
 import { getService, listDirectory } from '../../store/services.js';
 import {
@@ -19,6 +21,7 @@ import {
   SubscriptionSchema,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app.js';
+import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
@@ -32,6 +35,13 @@ export const RoleQuery = Type.Optional(
     description: 'provider: subscriptions to your services; consumer: your subscriptions; default both',
   }),
 );
+/** A consumer revoking its own subscription withdraws it: the trail says which side ended it. */
+const DECISION_ACTIONS: Record<Exclude<SubscriptionStatus, 'requested'> | 'withdrawn', AuditAction> = {
+  approved: 'subscription.approve',
+  denied: 'subscription.deny',
+  revoked: 'subscription.revoke',
+  withdrawn: 'subscription.withdraw',
+};
 const DECISION_RESPONSE = {
   200: SubscriptionSchema,
   ...problems(CHANGE_PROBLEMS, PATH_PROBLEMS, 'subscription_not_found', 'invalid_transition'),
@@ -80,13 +90,26 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         { statusCurrent: subscription.status },
       );
     }
-    await setSubscriptionStatus(
-      db,
-      subscription.subscription_id,
-      to,
-      caller.user.user_id,
-      context.clock.now(),
-    );
+    const service = await getService(db, subscription.service_id);
+    await context.store.transaction(async (trx) => {
+      const now = context.clock.now();
+      await setSubscriptionStatus(trx, subscription.subscription_id, to, caller.user.user_id, now);
+      await recordAudit(
+        trx,
+        {
+          actor: auditActor(caller),
+          accountIds: [Number(service?.account_id), Number(subscription.consumer_account_id)],
+          action:
+            DECISION_ACTIONS[
+              to === 'revoked' && !asProvider ? 'withdrawn' : (to as Exclude<SubscriptionStatus, 'requested'>)
+            ],
+          target: { type: 'subscription', id: subscription.subscription_id },
+          before: { status: subscription.status },
+          after: { status: to },
+        },
+        now,
+      );
+    });
     return view((await getSubscription(db, subscription.subscription_id))!);
   }
 
@@ -135,8 +158,9 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
         throw new HttpError('invalid_request', 'deliversTo must be owner/repo, e.g. globex/app');
       const { repository } = await memberRepository(db, caller, owner, repo);
       const consumerAccountId = Number(repository.account_id);
-      const created = await withinAccountCap(context, 'pendingRequests', consumerAccountId, (trx) =>
-        createSubscription(
+      const created = await withinAccountCap(context, 'pendingRequests', consumerAccountId, async (trx) => {
+        const now = context.clock.now();
+        const made = await createSubscription(
           trx,
           {
             serviceId: service.service_id,
@@ -144,9 +168,22 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
             consumerRepositoryId: Number(repository.repository_id),
             requestedBy: caller.user.user_id,
           },
-          context.clock.now(),
-        ),
-      );
+          now,
+        );
+        if (made === 'duplicate') return made;
+        await recordAudit(
+          trx,
+          {
+            actor: auditActor(caller),
+            accountIds: [Number(service.account_id), consumerAccountId],
+            action: 'subscription.request',
+            target: { type: 'subscription', id: made.subscription_id },
+            after: { service: service.service_id, deliversTo: repository.full_name, status: made.status },
+          },
+          now,
+        );
+        return made;
+      });
       if (created === 'duplicate') {
         throw new HttpError(
           'subscription_exists',
@@ -274,7 +311,25 @@ export function registerSubscriptionRoutes(api: App, context: AppContext): void 
           `turn on completion tracking (COMPLETION) for ${repository?.full_name} first: Consumer › Zekt Repos in the console, or PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true}`,
         );
       }
-      await setDurable(db, subscription.subscription_id, request.body.durable, context.clock.now());
+      const durable = request.body.durable;
+      await context.store.transaction(async (trx) => {
+        const now = context.clock.now();
+        await setDurable(trx, subscription.subscription_id, durable, now);
+        if (Boolean(subscription.durable) === durable) return;
+        const service = await getService(trx, subscription.service_id);
+        await recordAudit(
+          trx,
+          {
+            actor: auditActor(caller),
+            accountIds: [Number(subscription.consumer_account_id), Number(service?.account_id)],
+            action: 'subscription.durable',
+            target: { type: 'subscription', id: subscription.subscription_id },
+            before: { durable: Boolean(subscription.durable) },
+            after: { durable },
+          },
+          now,
+        );
+      });
       return view((await getSubscription(db, subscription.subscription_id))!);
     },
   );
