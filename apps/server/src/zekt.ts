@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import type { Config } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { type Clock, systemClock } from './domain/clock.js';
@@ -44,9 +44,12 @@ export interface Zekt {
   stop(): Promise<void>;
 }
 
-/** The redaction list keeps secrets out of logs even when a request or error is logged whole. */
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * The redaction list keeps secrets out of logs even when a request or error is logged whole.
+ * JSON lines to standard output unless given another destination (`zekt dev` gives a readable one).
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     redact: {
       paths: [
@@ -59,7 +62,8 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

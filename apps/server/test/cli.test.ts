@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/usage.js';
+import { eventually, freePort } from '../src/test-support/harness.js';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
@@ -11,11 +12,26 @@ const repoRoot = resolve(import.meta.dirname, '../../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'zekt-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function zekt(args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(
+/** The test runner's environment without the service's settings, as on an operator's machine. */
+function cleanEnvironment(): Record<string, string | undefined> {
+  return Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
   );
-  const result = spawnSync(process.execPath, [cli, ...args], { env: { ...clean, ...env }, encoding: 'utf8' });
+}
+
+/** The settings `zekt serve` requires; it does not call GitHub before a webhook arrives. */
+const serviceSettings = {
+  GITHUB_APP_ID: '1',
+  GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
+  GITHUB_WEBHOOK_SECRET: 'whsec',
+  ZEKT_SECRET: 'f'.repeat(64),
+};
+
+function zekt(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    env: { ...cleanEnvironment(), ...env },
+    encoding: 'utf8',
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -60,6 +76,39 @@ describe('zekt CLI', () => {
     expect(result.stderr).toContain('ECONNREFUSED');
     expect(result.stderr).not.toContain('s3cret');
     expect(result.stderr).not.toContain('    at ');
+  });
+
+  it('logs JSON lines in zekt serve, for a log collector', async () => {
+    const port = await freePort();
+    const serve = spawn(process.execPath, [cli, 'serve'], {
+      env: {
+        ...cleanEnvironment(),
+        ...serviceSettings,
+        ZEKT_DATA_DIR: dataDir,
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    serve.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    try {
+      await eventually(() =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok || undefined,
+          () => undefined,
+        ),
+      );
+      await eventually(() => (stdout.includes('request completed') ? true : undefined));
+      const lines = stdout.trim().split('\n');
+      for (const line of lines) expect(typeof (JSON.parse(line) as { level: unknown }).level).toBe('number');
+    } finally {
+      const exited = new Promise((done) => serve.once('exit', done));
+      serve.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('creates an API token on a fresh store and prints it as the last line', () => {

@@ -27,7 +27,7 @@ describe('zekt dev and the demo trigger', () => {
     const [port, simPort] = [await freePort(), await freePort()];
     const env = { ...process.env, ZEKT_DATA_DIR: dataDir };
     dev = spawn(process.execPath, [serverCli, 'dev', '--port', String(port), '--sim-port', String(simPort)], {
-      env,
+      env: { ...env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -84,6 +84,10 @@ describe('zekt dev and the demo trigger', () => {
       /delivery record: Failed \(dispatch_rejected\); GitHub answered attempt 1 with 422 \(rejected\): .*client_payload too deep/,
     );
     expect(rejected.stdout).not.toContain('repository_dispatch received');
+
+    // Its logs are readable lines, not pino's JSON.
+    expect(output).toMatch(/^\d\d:\d\d:\d\d {2}INFO {3}.*request completed/m);
+    expect(output).not.toMatch(/^\{"level"/m);
 
     const exited = new Promise<number | null>((done) => dev!.once('exit', done));
     dev.kill('SIGINT');

@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createGitHubSimulator, type GitHubSimulator } from 'zekt-github-sim';
 import { type Environment, loadConfig } from '../config.js';
-import { createZekt, type Zekt } from '../zekt.js';
+import { createLogger, createZekt, type Zekt } from '../zekt.js';
 import { CliError } from './cli-error.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { seedDemo } from './demo-seed.js';
 import { dataRoot, demoStatePath, devDataDir } from './dev-paths.js';
+import { createReadableLogStream } from './readable-log.js';
 import { environmentForSimulator } from './simulator-environment.js';
 
 /**
@@ -49,7 +50,10 @@ async function runDemo(input: Parameters<typeof runDev>[0]): Promise<void> {
     const config = loadConfig(
       environmentForSimulator(sim, { port: input.port, dataDir, logLevel: input.env.LOG_LEVEL ?? 'warn' }),
     );
-    zekt = await createZekt({ config });
+    zekt = await createZekt({
+      config,
+      logger: createLogger(config.logLevel, createReadableLogStream(process.stdout)),
+    });
     try {
       await zekt.start();
     } catch (error) {
