@@ -4,7 +4,8 @@
  */
 export type { AppOptions } from './app-identity.js';
 export type { Clock } from './clock.js';
-export { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from './simulator.js';
+export { createGitHubSimulator } from './simulator.js';
+export type { GitHubSimulator, SimulatorOptions } from './simulator-api.js';
 export type {
   ConsumerCall,
   ConsumerRunRecord,

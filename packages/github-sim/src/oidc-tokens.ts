@@ -3,9 +3,10 @@ import { epochSeconds } from './clock.js';
 import { randomHex } from './ids.js';
 import type { OidcSubject } from './oidc-issuer.js';
 import { oidcClaims } from './oidc-issuer.js';
-import { oidcIssuerUrl, type SimContext } from './sim-context.js';
+import type { SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
 import type { RepositoryRecord, RunRecord } from './sim-state.js';
+import { oidcIssuerUrl } from './sim-urls.js';
 import type { MintOidcTokenInput } from './types.js';
 import { workflowDisplayName, workflowPath } from './workflow-names.js';
 
@@ -53,7 +54,7 @@ export function mintForRun(ctx: SimContext, run: RunRecord, attempt: number, aud
   const repo = ctx.state.repositories.get(run.repositoryId);
   if (repo === undefined) throw new Error(`run ${run.id} lost its repository`);
   const claims = oidcClaims(subjectForRun(ctx, run, attempt), audience ?? defaultAudience(ctx, repo));
-  return ctx.oidc.mint(oidcIssuerUrl(ctx), claims, epochSeconds(ctx.clock));
+  return ctx.oidc.mint(oidcIssuerUrl(ctx.urls), claims, epochSeconds(ctx.clock));
 }
 
 /**
@@ -99,5 +100,5 @@ export async function mintOidcToken(ctx: SimContext, input: MintOidcTokenInput):
     ...oidcClaims(subject, input.audience ?? DEFAULT_MESSAGE_AUDIENCE),
     ...(input.overrides ?? {}),
   };
-  return ctx.oidc.mint(oidcIssuerUrl(ctx), claims, epochSeconds(ctx.clock));
+  return ctx.oidc.mint(oidcIssuerUrl(ctx.urls), claims, epochSeconds(ctx.clock));
 }

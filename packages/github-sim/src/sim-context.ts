@@ -1,10 +1,9 @@
 import type { AppIdentity } from './app-identity.js';
 import type { Clock } from './clock.js';
-import type { ConsumerWorkflows } from './consumer-workflows.js';
 import type { FaultInjector } from './faults.js';
 import type { IdSequences } from './ids.js';
-import { OIDC_ISSUER_PATH, type OidcIssuer } from './oidc-issuer.js';
-import type { AccountRecord, SimState } from './sim-state.js';
+import type { OidcIssuer } from './oidc-issuer.js';
+import type { AccountRecord, RepositoryRecord, SimState } from './sim-state.js';
 import type { SimUrls } from './sim-urls.js';
 import type { DispatchRecord, InstallationPermissions } from './types.js';
 import type { WebhookDrops } from './webhook-drops.js';
@@ -29,8 +28,8 @@ export interface SimContext {
   webhookDrops: WebhookDrops;
   /** Fault rules applied to REST requests (`injectFaults`). */
   faults: FaultInjector;
-  /** Consumer workflows and their runs (`defineConsumerWorkflow`). */
-  consumerWorkflows: ConsumerWorkflows;
+  /** Consumer workflows and their runs (`defineConsumerWorkflow`, consumer-workflows.ts). */
+  consumerWorkflows: DispatchReactions;
   /** Aborted when the simulator closes: pending waits and outgoing calls stop. */
   shutdown: AbortSignal;
   /** `SimulatorOptions.onDispatch`. */
@@ -45,7 +44,11 @@ export const DEFAULT_PERMISSIONS: InstallationPermissions = {
   repository_hooks: 'write',
 };
 
-/** The issuer URL of Actions OIDC tokens: `<url>/_services/token`, like GHES. */
-export function oidcIssuerUrl(ctx: SimContext): string {
-  return `${ctx.urls.base}${OIDC_ISSUER_PATH}`;
+/**
+ * What an accepted `repository_dispatch` starts in the consumer repository: the runs it creates
+ * now and a function that starts them once the 204 has gone out. Declared here, not imported from
+ * consumer-workflows.ts, because that module takes this context.
+ */
+export interface DispatchReactions {
+  onDispatch(ctx: SimContext, dispatch: DispatchRecord, repo: RepositoryRecord): () => void;
 }

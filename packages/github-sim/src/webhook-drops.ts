@@ -1,17 +1,11 @@
 import { SimInputError } from './sim-input-error.js';
 import type { WebhookDropRule, WebhookDropRuleStatus } from './types.js';
-import type { WebhookTarget } from './webhook-sender.js';
+import type { DropDecision, WebhookTarget } from './webhook-sender.js';
 
 interface LiveDropRule extends WebhookDropRule {
   id: string;
   remaining: number;
   dropped: number;
-}
-
-/** What a drop rule makes of a delivery: no answer at all, or the answer `status`. */
-export interface DropDecision {
-  ruleId: string;
-  status: number | null;
 }
 
 function fail(message: string): never {

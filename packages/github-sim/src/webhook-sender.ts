@@ -2,7 +2,6 @@ import { type Clock, toGitHubTimestamp } from './clock.js';
 import { httpRequest } from './http-client.js';
 import { newGuid, randomHex } from './ids.js';
 import type { WebhookDeliveryRecord } from './types.js';
-import type { DropDecision } from './webhook-drops.js';
 import { signatureHeaders } from './webhook-signature.js';
 
 /** GitHub gives a receiver 10 seconds to answer a delivery. */
@@ -22,6 +21,12 @@ export interface WebhookTarget {
   targetId: number;
   /** Full name of the repository of a repository hook. */
   repository: string | null;
+}
+
+/** What a drop rule (webhook-drops.ts) makes of a delivery: no answer at all, or the answer `status`. */
+export interface DropDecision {
+  ruleId: string;
+  status: number | null;
 }
 
 interface SentDelivery {

@@ -6,9 +6,10 @@ import { installationRefPayload } from './payloads/installation-payload.js';
 import { userPayload } from './payloads/user-payload.js';
 import { workflowPayload, workflowRunPayload } from './payloads/workflow-run-payload.js';
 import { sendToRepositoryHooks } from './repository-webhooks.js';
-import { oidcIssuerUrl, type SimContext } from './sim-context.js';
+import type { SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
 import type { AccountRecord, RepositoryRecord, RunRecord, WorkflowRecord } from './sim-state.js';
+import { oidcIssuerUrl } from './sim-urls.js';
 import type {
   MessageInput,
   MessageResult,
@@ -99,7 +100,7 @@ export function stepEnvironment(
 ) {
   const fullName = `${repo.owner.login}/${repo.name}`;
   return {
-    ACTIONS_ID_TOKEN_REQUEST_URL: `${oidcIssuerUrl(ctx)}/idtoken?api-version=2.0`,
+    ACTIONS_ID_TOKEN_REQUEST_URL: `${oidcIssuerUrl(ctx.urls)}/idtoken?api-version=2.0`,
     ACTIONS_ID_TOKEN_REQUEST_TOKEN: requestToken,
     CI: 'true',
     GITHUB_ACTIONS: 'true',

@@ -1,5 +1,5 @@
 import { type ActionsClaims, OidcTokenError, OidcUnavailableError } from '../github/oidc-verifier.js';
-import type { AppContext } from './app.js';
+import type { AppContext } from './app-context.js';
 import { HttpError } from './problem.js';
 
 /** The bearer token of an `Authorization` header, if any. */

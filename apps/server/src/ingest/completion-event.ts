@@ -6,7 +6,7 @@ import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
-import type { WebhookIngestOptions, WebhookOutcome } from './github-webhook.js';
+import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
  * A provider's `workflow_run` webhook (SPEC 3.1). Only `completed` runs are stored; the event, the

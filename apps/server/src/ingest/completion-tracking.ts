@@ -4,7 +4,7 @@ import { getDelivery } from '../store/deliveries.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
-import type { WebhookIngestOptions, WebhookOutcome } from './github-webhook.js';
+import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
  * Completion tracking (SPEC 6.3): `workflow_run` events of a consumer repository, through the hook

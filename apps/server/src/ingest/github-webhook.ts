@@ -1,72 +1,18 @@
-import type { Logger } from 'pino';
 import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
-import type { Clock } from '../domain/clock.js';
 import { findSigningSecret } from '../github/webhook-signature.js';
-import type { SecretBox } from '../security/secret-box.js';
 import { completeHookPlacement, findHooksBeingPlaced } from '../store/hooks.js';
-import type { RepositoryHookRow } from '../store/schema.js';
-import type { Store } from '../store/store.js';
 import { storeCompletionEvent } from './completion-event.js';
 import { trackConsumerRun } from './completion-tracking.js';
-import type { HookSecrets } from './hook-secrets.js';
 import { applyInstallationEvent } from './installation-events.js';
+import type { WebhookIngestOptions, WebhookOutcome, WebhookRequest, WebhookSource } from './webhook-types.js';
+
+/** How long after placing a hook its `ping` may arrive before GitHub's create call has answered. */
+const HOOK_PLACEMENT_WINDOW_MS = 10 * 60_000;
 
 /**
  * `POST /webhooks/github`: verify, classify, store — then answer. Nothing here calls GitHub or
  * routes; the stored event is picked up by the router after the commit (docs/architecture.md).
  */
-export interface WebhookRequest {
-  event: string | undefined;
-  deliveryGuid: string | undefined;
-  hookId: string | undefined;
-  targetType: string | undefined;
-  targetId: string | undefined;
-  signature256: string | undefined;
-  contentType: string | undefined;
-  rawBody: Buffer;
-}
-
-export type WebhookOutcome =
-  | { outcome: 'unauthorized'; detail: string }
-  | { outcome: 'unsupported'; detail: string }
-  | { outcome: 'malformed'; detail: string }
-  | { outcome: 'too_deep'; detail: string }
-  | { outcome: 'forbidden'; detail: string }
-  | { outcome: 'duplicate'; detail: string }
-  | { outcome: 'ignored'; detail: string }
-  | { outcome: 'pong' }
-  | { outcome: 'applied'; detail: string }
-  | { outcome: 'accepted'; eventId: string };
-
-export interface WebhookIngestOptions {
-  store: Store;
-  clock: Clock;
-  secretBox: SecretBox;
-  /** The placed hooks' secrets, cached (hook-secrets.ts). */
-  hookSecrets: HookSecrets;
-  appWebhookSecret: string;
-  messageGraceMs: number;
-  /**
-   * Route an event in the transaction that stores it when nothing needs to wait for a message
-   * (grace period 0). A process that runs the workers does; an API-only process leaves routing to
-   * the workers' router, which takes pending events in batches.
-   */
-  routeInline: boolean;
-  /** Deepest JSON nesting accepted (ZEKT_MAX_JSON_DEPTH). */
-  maxJsonDepth: number;
-  logger: Logger;
-  /** Called after an event was committed unrouted (it waits for a message), to wake the router. */
-  onEventStored: () => void;
-  /** Called after an event was routed in the transaction that stored it, to wake the dispatcher. */
-  onDeliveriesCreated: () => void;
-}
-
-/** The signer of a verified request: a hook Zekt placed, or the App itself. */
-export type WebhookSource = { kind: 'hook'; hook: RepositoryHookRow; pending: boolean } | { kind: 'app' };
-
-/** How long after placing a hook its `ping` may arrive before GitHub's create call has answered. */
-const HOOK_PLACEMENT_WINDOW_MS = 10 * 60_000;
-
 export async function ingestGitHubWebhook(
   options: WebhookIngestOptions,
   request: WebhookRequest,

@@ -10,7 +10,7 @@ import {
 import { countUsage } from '../store/usage.js';
 import { addMembership, upsertUser } from '../store/users.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
-import type { WebhookIngestOptions, WebhookOutcome } from './github-webhook.js';
+import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
  * `installation` and `installation_repositories` events keep accounts, repositories and the

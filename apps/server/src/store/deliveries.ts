@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
-import type { SqlDialect } from './migrations/index.js';
+import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
 
 /**

@@ -1,6 +1,7 @@
 import { type Kysely, Migrator } from 'kysely';
+import type { SqlDialect } from './dialect.js';
 import { createGroupCommit } from './group-commit.js';
-import { createMigrationProvider, type SqlDialect } from './migrations/index.js';
+import { createMigrationProvider } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { openSqlite } from './sqlite.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SimInputError, SimNotFoundError } from '../sim-input-error.js';
-import type { GitHubSimulator } from '../simulator.js';
+import type { GitHubSimulator } from '../simulator-api.js';
 import type {
   ConsumerWorkflowInput,
   CreateInstallationInput,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorPage, installedPage, installPage } from '../oauth-pages.js';
 import type { SimContext } from '../sim-context.js';
 import { SimInputError } from '../sim-input-error.js';
-import type { GitHubSimulator } from '../simulator.js';
+import type { GitHubSimulator } from '../simulator-api.js';
 
 /**
  * `/apps/<slug>/installations/new`: the App's public install page, as a person finds it on

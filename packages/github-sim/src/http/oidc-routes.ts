@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { mintForRun } from '../oidc-tokens.js';
-import { oidcIssuerUrl, type SimContext } from '../sim-context.js';
+import type { SimContext } from '../sim-context.js';
+import { oidcIssuerUrl } from '../sim-urls.js';
 import { getRequestState } from './request-state.js';
 import { installRequestTracking } from './request-tracking.js';
 
@@ -13,7 +14,7 @@ export async function oidcPlugin(instance: FastifyInstance, options: { ctx: SimC
   const { ctx } = options;
   installRequestTracking(instance, ctx, null);
 
-  instance.get('/.well-known/openid-configuration', async () => ctx.oidc.discovery(oidcIssuerUrl(ctx)));
+  instance.get('/.well-known/openid-configuration', async () => ctx.oidc.discovery(oidcIssuerUrl(ctx.urls)));
   instance.get('/.well-known/jwks', async () => ctx.oidc.jwks());
 
   instance.get<{ Querystring: { audience?: string } }>('/idtoken', async (request, reply) => {

@@ -3,7 +3,7 @@ import { AUDIT_ACTIONS, isAuditAction } from '../../domain/audit.js';
 import { listAuditEntries } from '../../store/audit.js';
 import type { AuditEntryRow } from '../../store/schema.js';
 import { AUTH_PROBLEMS, AuditPageSchema, problems } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';

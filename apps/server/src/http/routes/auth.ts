@@ -12,7 +12,7 @@ import {
 } from '../../security/sessions.js';
 import { createSession, deleteSession } from '../../store/sessions.js';
 import { refreshGitHubMemberships, upsertUser } from '../../store/users.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { refuseCrossSite } from '../authenticate.js';
 import { readCookie, serializeCookie } from '../cookies.js';
 import { HttpError } from '../problem.js';

@@ -33,7 +33,7 @@ import {
   PATH_PROBLEMS,
   problems,
 } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';

@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.js';
+import type { App } from '../app-context.js';
 import { HttpError } from '../problem.js';
 
 /** The built console (apps/console/dist), from this module in src/ or dist/ alike. */

@@ -8,7 +8,7 @@ import { getDeliveryRecord } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
 import { BODY_PROBLEMS, DeliveryRecordSchema, PATH_PROBLEMS, problems } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { HttpError } from '../problem.js';
 import { deliveryRecordView } from '../views.js';
 

@@ -15,7 +15,7 @@ import {
   PATH_PROBLEMS,
   problems,
 } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { readLimit } from '../pagination.js';

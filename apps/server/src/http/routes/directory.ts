@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { listDirectory } from '../../store/services.js';
 import { AUTH_PROBLEMS, DirectoryPageSchema, problems } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { serviceViews } from './services.js';

@@ -3,7 +3,7 @@ import type { ActionsClaims } from '../../github/oidc-verifier.js';
 import { receiveMessage } from '../../ingest/message-intake.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
 import { BODY_PROBLEMS, MessageAcceptedSchema, problems } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { HttpError } from '../problem.js';
 
 /**

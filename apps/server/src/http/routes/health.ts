@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { HttpError } from '../problem.js';
 
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the store answers too). */

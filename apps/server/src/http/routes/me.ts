@@ -1,5 +1,5 @@
 import { AUTH_PROBLEMS, MeSchema, problems } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { accountView } from '../views.js';
 

@@ -23,7 +23,7 @@ import {
   ServicePageSchema,
   ServiceSchema,
 } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import {
   type Caller,

@@ -20,7 +20,7 @@ import {
   SubscriptionPageSchema,
   SubscriptionSchema,
 } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
 import { PageQuery, pageOf, readPage } from '../pagination.js';

@@ -3,7 +3,7 @@ import { isUsageMonth, usageMonth } from '../../domain/usage.js';
 import { getUsage } from '../../store/usage.js';
 import { topBlockedWorkflows } from '../../store/workflows.js';
 import { AUTH_PROBLEMS, BlockedSchema, problems, UsageSchema } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { HttpError } from '../problem.js';
 

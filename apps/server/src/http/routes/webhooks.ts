@@ -1,9 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { ingestGitHubWebhook, type WebhookOutcome } from '../../ingest/github-webhook.js';
+import { ingestGitHubWebhook } from '../../ingest/github-webhook.js';
 import { createHookSecrets } from '../../ingest/hook-secrets.js';
+import type { WebhookOutcome } from '../../ingest/webhook-types.js';
 import { BODY_PROBLEMS, problems, WebhookAnswerSchema } from '../api-schemas.js';
-import type { App, AppContext } from '../app.js';
+import type { App, AppContext } from '../app-context.js';
 import { HttpError, sendProblem } from '../problem.js';
 
 /** GitHub caps webhook payloads at 25 MB. https://docs.github.com/webhooks/webhook-events-and-payloads#payload-cap */

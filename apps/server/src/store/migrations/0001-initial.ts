@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * The initial schema. Never edit a migration once it has been released: add a new one.

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * Issue 10: rate-limit counters shared by every API process, the idempotency keys of replays, and

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * Issue 12: the audit trail (one row per change and account concerned) and bulk recoveries (a job

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from './index.js';
+import type { MigrationContext } from '../dialect.js';
 
 /**
  * Issue 12 §3 and §5: the redeliveries the reconciler asked GitHub for, the alert outbox, and the

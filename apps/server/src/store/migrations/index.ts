@@ -1,16 +1,11 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { MigrationContext } from '../dialect.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-console-sessions.js';
 import * as m0003 from './0003-usage-per-day.js';
 import * as m0004 from './0004-hardening.js';
 import * as m0006 from './0006-audit-and-recovery.js';
 import * as m0007 from './0007-reconcile-and-alerts.js';
-
-export type SqlDialect = 'sqlite' | 'postgres';
-
-export interface MigrationContext {
-  dialect: SqlDialect;
-}
 
 interface ZektMigration {
   // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { Logger } from 'pino';
+import type { AccountLimits, HttpLimits } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import type { GitHubClient } from '../github/github-client.js';
+import type { GitHubOAuth } from '../github/github-oauth.js';
+import type { OidcVerifier } from '../github/oidc-verifier.js';
+import type { DeliveryTokens } from '../security/delivery-token.js';
+import type { SecretBox } from '../security/secret-box.js';
+import type { Store } from '../store/store.js';
+
+// The contract between the app that assembles the routes (app.ts) and the routes themselves: a
+// leaf module, so no route imports the module that imports it. Each route takes a Pick of it.
+
+/** Everything the HTTP layer needs, built once by `createZekt`. */
+export interface AppContext {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  baseUrl: string;
+  github: GitHubClient;
+  /** GitHub's OAuth web flow for the console login; null when the App's OAuth credentials are not set. */
+  oauth: GitHubOAuth | null;
+  oidc: OidcVerifier;
+  secretBox: SecretBox;
+  deliveryTokens: DeliveryTokens;
+  appWebhookSecret: string;
+  messageGraceMs: number;
+  /** GitHub's web root (the console's login form goes there). */
+  githubWebUrl: string;
+  /** Where the built console is; default apps/console/dist. */
+  consoleDir?: string;
+  /** Wakes the router: an event became due. */
+  wakeRouter: () => void;
+  /** Completion webhooks are routed in the transaction that stores them (this process runs the workers). */
+  routeInline: boolean;
+  /** Wakes the dispatcher: a delivery became due (replay). */
+  wakeDispatcher: () => void;
+  /** What one request may cost (timeouts, body bytes, JSON depth) and who counts as the client. */
+  http: HttpLimits;
+  /** Rate limits and per-account caps. */
+  limits: AccountLimits;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse<IncomingMessage>,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
