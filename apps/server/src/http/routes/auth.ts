@@ -29,7 +29,10 @@ import { HttpError } from '../problem.js';
  * The `state` is a random value the browser holds in an HttpOnly cookie and GitHub echoes back:
  * a callback that does not carry the value this browser was given is refused (login CSRF).
  */
-export function registerAuthRoutes(app: App, context: AppContext): void {
+export function registerAuthRoutes(
+  app: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'baseUrl' | 'oauth'>,
+): void {
   const secure = context.baseUrl.startsWith('https://');
   const names = cookieNames(secure);
   const redirectUri = `${context.baseUrl}/auth/callback`;

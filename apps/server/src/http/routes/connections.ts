@@ -46,7 +46,7 @@ const DAY_MS = 86_400_000;
 const MAX_HISTORY_DAYS = 90;
 
 /** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
-export function registerConnectionRoutes(api: App, context: AppContext): void {
+export function registerConnectionRoutes(api: App, context: Pick<AppContext, 'store' | 'clock'>): void {
   const db = context.store.db;
 
   async function visibleConnection(

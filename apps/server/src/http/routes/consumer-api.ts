@@ -37,7 +37,10 @@ const REPORT_RESPONSE = {
   ...problems(BODY_PROBLEMS, 'invalid_token', 'oidc_unavailable', 'delivery_not_found', 'already_final'),
 };
 
-export function registerConsumerRoutes(app: App, context: AppContext): void {
+export function registerConsumerRoutes(
+  app: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'deliveryTokens'>,
+): void {
   const identities = new WeakMap<FastifyRequest, ConsumerIdentity>();
   // Who calls is settled before the body is read: strangers' bodies are never buffered.
   const identifyFirst = async (request: FastifyRequest) => {

@@ -46,7 +46,10 @@ function parseTime(name: string, value: string | undefined): number | undefined 
 }
 
 /** Delivery Status (SPEC 9) and replay (SPEC 7). */
-export function registerDeliveryRoutes(api: App, context: AppContext): void {
+export function registerDeliveryRoutes(
+  api: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'wakeDispatcher'>,
+): void {
   const db = context.store.db;
 
   async function partyRecord(caller: Caller, deliveryId: string) {

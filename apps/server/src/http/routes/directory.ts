@@ -7,7 +7,7 @@ import { PageQuery, pageOf, readPage } from '../pagination.js';
 import { serviceViews } from './services.js';
 
 /** The directory: published services a consumer may request access to. */
-export function registerDirectoryRoutes(api: App, context: AppContext): void {
+export function registerDirectoryRoutes(api: App, context: Pick<AppContext, 'store'>): void {
   api.get(
     '/api/v1/directory',
     {

@@ -31,7 +31,10 @@ const MessageBodySchema = Type.Object(
   { additionalProperties: true },
 );
 
-export function registerEventsReceiveRoute(app: App, context: AppContext): void {
+export function registerEventsReceiveRoute(
+  app: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter'>,
+): void {
   const claimsOf = new WeakMap<object, ActionsClaims>();
   app.post(
     '/api/events/receive',

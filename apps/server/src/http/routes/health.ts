@@ -3,7 +3,7 @@ import type { App, AppContext } from '../app-context.js';
 import { HttpError } from '../problem.js';
 
 /** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the store answers too). */
-export function registerHealthRoutes(app: App, context: AppContext): void {
+export function registerHealthRoutes(app: App, context: Pick<AppContext, 'store'>): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
     try {

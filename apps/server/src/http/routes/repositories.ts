@@ -35,7 +35,10 @@ const security = MANAGEMENT_SECURITY;
 const HOOK_SWITCH_LEASE_MS = 60_000;
 
 /** Provider switch, repository lists and the workflow whitelist. */
-export function registerRepositoryRoutes(api: App, context: AppContext): void {
+export function registerRepositoryRoutes(
+  api: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'baseUrl' | 'github' | 'secretBox' | 'limits'>,
+): void {
   api.get(
     '/api/v1/accounts/:account/repositories',
     {
@@ -295,7 +298,7 @@ export function hookUrl(baseUrl: string, role: HookRole): string {
  *   the one Zekt keeps, so GitHub and Zekt agree again.
  */
 export async function placeHook(
-  context: AppContext,
+  context: Pick<AppContext, 'store' | 'clock' | 'baseUrl' | 'github' | 'secretBox'>,
   account: AccountRow,
   repository: RepositoryRow,
   role: HookRole,
@@ -342,7 +345,7 @@ function isHookAlreadyThere(error: unknown): boolean {
 }
 
 export async function removeHook(
-  context: AppContext,
+  context: Pick<AppContext, 'store' | 'github'>,
   account: AccountRow,
   repository: RepositoryRow,
   role: HookRole,

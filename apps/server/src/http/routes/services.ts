@@ -91,7 +91,10 @@ const UpdateService = Type.Object(
 );
 
 /** Services: a provider publishes a whitelisted workflow for consumers. */
-export function registerServiceRoutes(api: App, context: AppContext): void {
+export function registerServiceRoutes(
+  api: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'limits'>,
+): void {
   const db = context.store.db;
   const views = (services: ServiceRow[]) => serviceViews(db, services);
 

@@ -52,7 +52,10 @@ const DECISION_RESPONSE = {
  * repositories; the provider approves, denies or revokes. Either side may revoke an approved
  * subscription (a consumer leaving is as legitimate as a provider cutting it off).
  */
-export function registerSubscriptionRoutes(api: App, context: AppContext): void {
+export function registerSubscriptionRoutes(
+  api: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'limits'>,
+): void {
   const db = context.store.db;
 
   async function view(subscription: SubscriptionRow) {

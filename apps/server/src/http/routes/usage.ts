@@ -10,7 +10,7 @@ import { HttpError } from '../problem.js';
 const security = MANAGEMENT_SECURITY;
 
 /** Usage counters (SPEC 8) and the provider's blocked-events card. */
-export function registerUsageRoutes(api: App, context: AppContext): void {
+export function registerUsageRoutes(api: App, context: Pick<AppContext, 'store' | 'clock'>): void {
   function monthOf(month: string | undefined): string {
     const chosen = month ?? usageMonth(context.clock.now());
     if (!isUsageMonth(chosen)) throw new HttpError('invalid_month', 'month must be YYYY-MM, e.g. 2026-11');

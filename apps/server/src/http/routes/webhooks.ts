@@ -12,7 +12,22 @@ const GITHUB_PAYLOAD_CAP_BYTES = 25 * 1024 * 1024;
 const UNSIGNED_DETAIL =
   'X-Hub-Signature-256 is missing: configure a webhook secret (every Zekt webhook must be signed)';
 
-export function registerWebhookRoute(app: App, context: AppContext): void {
+export function registerWebhookRoute(
+  app: App,
+  context: Pick<
+    AppContext,
+    | 'store'
+    | 'clock'
+    | 'secretBox'
+    | 'appWebhookSecret'
+    | 'messageGraceMs'
+    | 'routeInline'
+    | 'http'
+    | 'logger'
+    | 'wakeRouter'
+    | 'wakeDispatcher'
+  >,
+): void {
   const hookSecrets = createHookSecrets({ store: context.store, secretBox: context.secretBox });
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
