@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,26 @@ function cleanEnvironment(): Record<string, string | undefined> {
   );
 }
 
+/**
+ * A module-resolution hook (node --import) that fails any import of the simulator package, as a
+ * production install without devDependencies would.
+ */
+const refuseSimulator = join(dataDir, 'refuse-simulator.mjs');
+writeFileSync(
+  join(dataDir, 'refuse-simulator-hooks.mjs'),
+  `export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (specifier === 'zekt-github-sim' || resolved.url.includes('/packages/github-sim/'))
+    throw new Error('zekt-github-sim was imported (' + specifier + ')');
+  return resolved;
+}
+`,
+);
+writeFileSync(
+  refuseSimulator,
+  "import { register } from 'node:module';\nregister('./refuse-simulator-hooks.mjs', import.meta.url);\n",
+);
+
 /** The settings `zekt serve` requires; it does not call GitHub before a webhook arrives. */
 const serviceSettings = {
   GITHUB_APP_ID: '1',
@@ -27,8 +47,8 @@ const serviceSettings = {
   ZEKT_SECRET: 'f'.repeat(64),
 };
 
-function zekt(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cli, ...args], {
+function zekt(args: string[], env: Record<string, string> = {}, script = [cli]) {
+  const result = spawnSync(process.execPath, [...script, ...args], {
     env: { ...cleanEnvironment(), ...env },
     encoding: 'utf8',
   });
@@ -78,9 +98,9 @@ describe('zekt CLI', () => {
     expect(result.stderr).not.toContain('    at ');
   });
 
-  it('logs JSON lines in zekt serve, for a log collector', async () => {
+  it('serves without loading the GitHub simulator (a production install omits it), logging JSON lines', async () => {
     const port = await freePort();
-    const serve = spawn(process.execPath, [cli, 'serve'], {
+    const serve = spawn(process.execPath, ['--import', refuseSimulator, cli, 'serve'], {
       env: {
         ...cleanEnvironment(),
         ...serviceSettings,
@@ -109,6 +129,12 @@ describe('zekt CLI', () => {
       serve.kill('SIGTERM');
       await exited;
     }
+  });
+
+  it('loads the simulator in zekt dev, which the guard of the previous test refuses', () => {
+    const result = zekt(['--import', refuseSimulator, cli, 'dev'], { ZEKT_DATA_DIR: dataDir }, []);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('zekt-github-sim was imported');
   });
 
   it('creates an API token on a fresh store and prints it as the last line', () => {
