@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDurationMs } from './domain/duration.js';
+import { DEFAULT_NOT_STARTED_AFTER_MS } from './domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
 
 /**
@@ -45,6 +46,8 @@ export interface Config {
   retentionIntervalMs: number;
   /** How often a worker looks for webhooks GitHub failed to deliver; 0: never (only `zekt reconcile`). */
   reconcileIntervalMs: number;
+  /** A durable delivery GitHub accepted with no sign of its workflow after this long is flagged not started. */
+  notStartedAfterMs: number;
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
   logLevel: string;
@@ -179,6 +182,11 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_RECONCILE_INTERVAL_MS',
     description: 'how often a worker asks GitHub to redeliver missed webhooks (default 900000, 0 = never)',
+  },
+  {
+    name: 'ZEKT_NOT_STARTED_AFTER',
+    description:
+      'a durable delivery GitHub accepted but no workflow run started for within this duration is flagged not started (default 10m)',
   },
   {
     name: 'ZEKT_REQUEST_TIMEOUT_MS',
@@ -362,6 +370,19 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     );
   }
 
+  let notStartedAfterMs = DEFAULT_NOT_STARTED_AFTER_MS;
+  const notStartedRaw = value('ZEKT_NOT_STARTED_AFTER');
+  if (notStartedRaw !== undefined) {
+    const parsed = parseDurationMs(notStartedRaw);
+    if (parsed === null || parsed < 1000 || parsed > 7 * 86_400_000) {
+      problems.push(
+        `ZEKT_NOT_STARTED_AFTER must be a duration from 1s to 7d such as 10m or 30m (got ${JSON.stringify(notStartedRaw)})`,
+      );
+    } else {
+      notStartedAfterMs = parsed;
+    }
+  }
+
   const trustProxy = parseTrustProxy(value('ZEKT_TRUST_PROXY'), problems);
 
   const logLevel = value('LOG_LEVEL') ?? 'info';
@@ -394,6 +415,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     leaseMs,
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
     reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, 24 * 3_600_000),
+    notStartedAfterMs,
     workerId: value('ZEKT_WORKER_ID') ?? null,
     logLevel,
     http: {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import type { Config } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
+import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
 import { createGitHubOAuth } from './github/github-oauth.js';
@@ -39,6 +40,8 @@ export interface Zekt {
   readonly sweeper: RetentionSweeper;
   /** Finds webhooks GitHub failed to deliver and asks for them again (`zekt reconcile`). */
   readonly reconciler: Reconciler;
+  /** Flags durable deliveries whose consumer workflow never started (issue 12 §2). */
+  readonly notStarted: NotStartedMonitor;
   /** Starts listening (api) and the background loops (worker); resolves to the listening URL. */
   start(): Promise<string | null>;
   stop(): Promise<void>;
@@ -133,6 +136,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     owner: workerId,
   });
   let reconcileLoop: WorkerLoop | null = null;
+  const notStarted = createNotStartedMonitor({
+    store,
+    clock,
+    logger: logger.child({ component: 'not-started' }),
+    afterMs: config.notStartedAfterMs,
+  });
+  let notStartedLoop: WorkerLoop | null = null;
 
   const http = await buildHttpApp({
     store,
@@ -154,6 +164,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     deliveryTokens,
     appWebhookSecret: config.github.webhookSecret,
     messageGraceMs: config.messageGraceMs,
+    notStartedAfterMs: config.notStartedAfterMs,
     githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
     routeInline: role !== 'api',
@@ -211,6 +222,16 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
         logger,
       });
     }
+    // Sleeps until the longest-waiting delivery becomes late; deliveries accepted meanwhile are
+    // late later still, so waking up for them is never needed.
+    notStartedLoop = createWorkerLoop({
+      name: 'not-started',
+      work: async () => (await notStarted.flag()).length,
+      nextDueAt: () => notStarted.nextDueAt(),
+      clock,
+      pollIntervalMs: Math.min(config.notStartedAfterMs, 60_000),
+      logger,
+    });
   }
 
   return {
@@ -220,11 +241,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     dispatcher,
     sweeper,
     reconciler,
+    notStarted,
     async start() {
       routerLoop?.start();
       dispatchLoop?.start();
       sweepLoop?.start();
       reconcileLoop?.start();
+      notStartedLoop?.start();
       if (role === 'worker') {
         await http.ready();
         return null;
@@ -238,6 +261,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await dispatcher.idle();
       await sweepLoop?.stop();
       await reconcileLoop?.stop();
+      await notStartedLoop?.stop();
       await notifier.close();
       if (!options.store) await store.close();
     },

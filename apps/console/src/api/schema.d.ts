@@ -314,6 +314,7 @@ export interface paths {
                             /** @description failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far */
                             retryNumber: number;
                             isReplay: boolean;
+                            notStartedAt: string | null;
                             provider: {
                                 account: string | null;
                                 repository: string | null;
@@ -602,6 +603,7 @@ export interface paths {
                             /** @description failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far */
                             retryNumber: number;
                             isReplay: boolean;
+                            notStartedAt: string | null;
                             provider: {
                                 account: string | null;
                                 repository: string | null;
@@ -5783,6 +5785,8 @@ export interface paths {
                     connection?: string;
                     /** @description Dispatched | Confirmed | Completed | Failed */
                     status?: string;
+                    /** @description only deliveries flagged not started (GitHub accepted them, no consumer workflow started) and still Dispatched */
+                    notStarted?: "true";
                     /** @description provider: deliveries of your services' runs; consumer: deliveries to your repositories */
                     side?: "provider" | "consumer";
                     /** @description owner/repo: the provider or the consumer repository */
@@ -5827,6 +5831,7 @@ export interface paths {
                                 /** @description failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far */
                                 retryNumber: number;
                                 isReplay: boolean;
+                                notStartedAt: string | null;
                                 provider: {
                                     account: string | null;
                                     repository: string | null;
@@ -6018,6 +6023,7 @@ export interface paths {
                             /** @description failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far */
                             retryNumber: number;
                             isReplay: boolean;
+                            notStartedAt: string | null;
                             provider: {
                                 account: string | null;
                                 repository: string | null;
@@ -6446,6 +6452,7 @@ export interface paths {
                             /** @description failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far */
                             retryNumber: number;
                             isReplay: boolean;
+                            notStartedAt: string | null;
                             provider: {
                                 account: string | null;
                                 repository: string | null;
@@ -6795,6 +6802,8 @@ export interface paths {
                                         total: number;
                                         succeeded: number;
                                         failed: number;
+                                        /** @description accepted by GitHub but no consumer workflow started (counted as not succeeded) */
+                                        notStarted: number;
                                     };
                                     last7d: {
                                         total: number;
@@ -7135,6 +7144,8 @@ export interface paths {
                                 not_found: number;
                                 rejected: number;
                                 other: number;
+                                /** @description deliveries GitHub accepted whose consumer workflow never started (not attempts) */
+                                not_started: number;
                             };
                             /** @description deliveries the consumer workflow reported as failed */
                             consumerFailures: number;

@@ -49,8 +49,10 @@ export async function listDeliveries(
     `${['DELIVERY', 'STATUS', 'RETRY', 'DISPATCHED', 'CONFIRMED', 'COMPLETED', 'CONSUMER'].join('\t')}\n`,
   );
   for (const d of deliveries) {
+    const status =
+      d.notStartedAt && d.deliveryStatus === 'Dispatched' ? 'Dispatched (not started)' : d.deliveryStatus;
     command.write(
-      `${[d.deliveryId, d.deliveryStatus, d.retryNumber, d.dispatchedAt, d.confirmedAt ?? '-', d.completedAt ?? '-', d.consumer?.repository].join('\t')}\n`,
+      `${[d.deliveryId, status, d.retryNumber, d.dispatchedAt, d.confirmedAt ?? '-', d.completedAt ?? '-', d.consumer?.repository].join('\t')}\n`,
     );
   }
   if (body.nextCursor) command.write(`(more: --cursor ${String(body.nextCursor)})\n`);

@@ -46,6 +46,8 @@ export async function applyConsumerReport(
         status: change.status,
         confirmed_at: change.confirmedAt,
         confirmation_attempts: change.confirmationAttempts,
+        // Any report means the consumer workflow started: it is no longer waited for.
+        awaiting_start_since: null,
         updated_at: now,
         ...(change.completedAt === undefined ? {} : { completed_at: change.completedAt }),
         ...(change.conclusion === undefined ? {} : { consumer_conclusion: change.conclusion }),

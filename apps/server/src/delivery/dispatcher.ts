@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { buildDispatchBody } from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
 import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
+import { awaitsStart } from '../domain/not-started.js';
 import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
@@ -124,6 +125,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           updated_at: at,
         },
         true,
+        // A 204 proves nothing ran: wait for the consumer workflow's first sign of life.
+        awaitsStart({ durable: Boolean(row.durable) }) ? at : undefined,
       );
       return;
     }
@@ -298,6 +301,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     attemptRecord: AttemptRecord | null,
     update: DeliveryUpdate,
     calledGitHub = false,
+    awaitStartSince?: number,
   ): Promise<void> {
     const recorded = await store.transaction(async (trx) => {
       const ok = await recordAttempt(trx, {
@@ -305,6 +309,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         owner: options.workerId,
         attempt: attemptRecord,
         update,
+        awaitStartSince,
       });
       if (ok && calledGitHub) {
         await countUsage(trx, Number(row.consumer_account_id), 'dispatchApiCalls', clock.now());

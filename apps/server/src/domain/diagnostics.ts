@@ -1,21 +1,27 @@
-import { ERROR_CATEGORIES, type ErrorCategory } from './error-category.js';
+import { ERROR_CATEGORIES } from './error-category.js';
+import { NOT_STARTED_CATEGORY, notStartedRecommendation } from './not-started.js';
 
 /**
  * Diagnostics of a connection (SPEC 7): failed attempts of the last 30 days grouped by category,
- * and what to do about each category that occurred. Recommendations name the setting, permission
+ * deliveries GitHub accepted but no workflow started for (`not_started`, SPEC 5), and what to do
+ * about each category that occurred. Recommendations name the setting, permission
  * or place to look, because "an error happened" helps nobody.
  */
 export const DIAGNOSTICS_WINDOW_MS = 30 * 24 * 3_600_000;
 export const RECENT_FAILURES = 10;
 
-export type CategoryCounts = Record<ErrorCategory, number>;
+/** The attempts' error categories, then the deliveries that never started. */
+export const DIAGNOSTIC_CATEGORIES = [...ERROR_CATEGORIES, NOT_STARTED_CATEGORY] as const;
+export type DiagnosticCategory = (typeof DIAGNOSTIC_CATEGORIES)[number];
+
+export type CategoryCounts = Record<DiagnosticCategory, number>;
 
 export function emptyCategories(): CategoryCounts {
-  return Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, 0])) as CategoryCounts;
+  return Object.fromEntries(DIAGNOSTIC_CATEGORIES.map((c) => [c, 0])) as CategoryCounts;
 }
 
 export interface Recommendation {
-  category: ErrorCategory;
+  category: DiagnosticCategory;
   text: string;
 }
 
@@ -26,9 +32,11 @@ export interface RecommendationContext {
   counts: CategoryCounts;
   /** The connection's delivery mode; non-durable deliveries are never retried. */
   durable: boolean;
+  /** Event types of the deliveries that never started, and how long Zekt waited for them. */
+  notStarted?: { eventTypes: readonly string[]; afterMs: number };
 }
 
-const TEXT: Record<ErrorCategory, (c: RecommendationContext) => string> = {
+const TEXT: Record<DiagnosticCategory, (c: RecommendationContext) => string> = {
   service_unavailable: (c) =>
     `GitHub answered 5xx for ${c.consumerRepository}. This is on GitHub's side (check githubstatus.com); ${
       c.durable
@@ -51,11 +59,17 @@ const TEXT: Record<ErrorCategory, (c: RecommendationContext) => string> = {
     `GitHub rejected the dispatch payload for ${c.consumerRepository} (422): the event type must be 1–100 characters and client_payload under 64 KB with at most 10 top-level keys. Check the provider's event type; Zekt sends large messages by reference, so report this if it persists.`,
   other: (c) =>
     `Unexpected failures dispatching to ${c.consumerRepository}: see the recent failures below for GitHub's messages.`,
+  not_started: (c) =>
+    notStartedRecommendation({
+      consumerRepository: c.consumerRepository,
+      eventTypes: c.notStarted?.eventTypes ?? [],
+      afterMs: c.notStarted?.afterMs ?? 0,
+    }),
 };
 
 /** One recommendation per category that occurred, most frequent first. */
 export function recommend(context: RecommendationContext): Recommendation[] {
-  return ERROR_CATEGORIES.filter((category) => context.counts[category] > 0)
+  return DIAGNOSTIC_CATEGORIES.filter((category) => context.counts[category] > 0)
     .sort((a, b) => context.counts[b] - context.counts[a])
     .map((category) => ({ category, text: TEXT[category](context) }));
 }

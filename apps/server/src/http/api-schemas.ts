@@ -162,6 +162,13 @@ export const DeliveryRecordSchema = Type.Object({
       'failed dispatch attempts before the one GitHub accepted (0 = first try); while not accepted yet, the failed attempts so far',
   }),
   isReplay: Type.Boolean(),
+  notStartedAt: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'set when GitHub accepted this durable delivery but no consumer workflow run confirmed it or was seen by completion tracking within ZEKT_NOT_STARTED_AFTER: it stays Dispatched, flagged not started (no workflow on the default branch listens for its event type); kept if the workflow starts later',
+    }),
+  ),
   provider: Type.Object({
     account: Nullable(Type.String()),
     repository: Nullable(Type.String()),
@@ -229,7 +236,14 @@ export const ConnectionSchema = Type.Object({
   successRate: Nullable(Type.Number({ description: 'percent over the last 24 h; null without deliveries' })),
   lastEventAt: NullableTime,
   stats: Type.Object({
-    last24h: Type.Object({ total: Type.Integer(), succeeded: Type.Integer(), failed: Type.Integer() }),
+    last24h: Type.Object({
+      total: Type.Integer(),
+      succeeded: Type.Integer(),
+      failed: Type.Integer(),
+      notStarted: Type.Integer({
+        description: 'accepted by GitHub but no consumer workflow started (counted as not succeeded)',
+      }),
+    }),
     last7d: Type.Object({ total: Type.Integer() }),
     pending: Type.Integer({ description: 'deliveries GitHub has not accepted yet' }),
   }),
@@ -268,6 +282,9 @@ const ErrorCategoryCounts = Type.Object({
   not_found: Type.Integer(),
   rejected: Type.Integer(),
   other: Type.Integer(),
+  not_started: Type.Integer({
+    description: 'deliveries GitHub accepted whose consumer workflow never started (not attempts)',
+  }),
 });
 
 export const DiagnosticsSchema = Type.Object({

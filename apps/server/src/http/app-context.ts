@@ -28,6 +28,8 @@ export interface AppContext {
   deliveryTokens: DeliveryTokens;
   appWebhookSecret: string;
   messageGraceMs: number;
+  /** How long a durable delivery GitHub accepted may wait for its workflow before it is flagged not started. */
+  notStartedAfterMs: number;
   /** GitHub's web root (the console's login form goes there). */
   githubWebUrl: string;
   /** Where the built console is; default apps/console/dist. */

@@ -133,6 +133,7 @@ export function deliveryRecordView(
     confirmationAttempts: row.confirmation_attempts,
     retryNumber: row.retry_number,
     isReplay: row.replay_of !== null,
+    notStartedAt: iso(row.not_started_at),
     provider: {
       account: row.provider_login,
       repository: row.provider_repository,

@@ -1,6 +1,7 @@
 import { applyConsumerReport } from '../delivery/consumer-transitions.js';
 import { getRepository } from '../store/accounts.js';
 import { getDelivery } from '../store/deliveries.js';
+import { stopAwaitingStart } from '../store/not-started.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
@@ -10,7 +11,9 @@ import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
  * Completion tracking (SPEC 6.3): `workflow_run` events of a consumer repository, through the hook
  * the COMPLETION switch placed. A run started by `repository_dispatch` whose `display_title` names a
  * delivery (the recommended `run-name: "zekt ${{ github.event.client_payload.zekt.deliveryId }}"`)
- * confirms that delivery when it starts and completes it when it ends.
+ * confirms that delivery when it starts and completes it when it ends. Its `requested` event (the run
+ * is queued) already shows the workflow exists, so the delivery is no longer awaited
+ * (domain/not-started.ts) even if no runner picks it up for a while.
  */
 const DELIVERY_IN_TITLE = /\b(delivery-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/;
 
@@ -30,7 +33,7 @@ export async function trackConsumerRun(
     return { outcome: 'ignored', detail: `runs triggered by ${String(run.event)} are not Zekt deliveries` };
   }
   const action = payload.action;
-  if (action !== 'in_progress' && action !== 'completed') {
+  if (action !== 'requested' && action !== 'in_progress' && action !== 'completed') {
     return { outcome: 'ignored', detail: `workflow_run.${String(action)} does not change a delivery` };
   }
   const title = typeof run.display_title === 'string' ? run.display_title : '';
@@ -47,6 +50,12 @@ export async function trackConsumerRun(
   const target = await getDelivery(options.store.db, deliveryId);
   if (!target || Number(target.consumer_repository_id) !== repositoryId) {
     return { outcome: 'ignored', detail: `${deliveryId} is not a delivery to this repository` };
+  }
+  if (action === 'requested') {
+    // Queued, not running yet (no runner free): the workflow exists, so the delivery did start.
+    // Idempotent and changing no state, so neither recorded for deduplication nor charged.
+    await options.store.transaction((trx) => stopAwaitingStart(trx, deliveryId));
+    return { outcome: 'ignored', detail: `${deliveryId} has a workflow run; it is no longer awaited` };
   }
   const now = options.clock.now();
   const fresh = await options.store.transaction(async (trx) => {

@@ -10,6 +10,8 @@ export interface ConnectionStats {
   total24h: number;
   succeeded24h: number;
   failed24h: number;
+  /** Flagged not started and still waiting (domain/not-started.ts): not succeeded, so they lower health. */
+  notStarted24h: number;
   pending: number;
   total7d: number;
   lastEventAt: number | null;
@@ -21,7 +23,15 @@ const DAY_MS = 86_400_000;
 const SUCCEEDED = sql`(status in ('Completed', 'Confirmed') or (durable = ${false} and dispatch_state = 'accepted' and status <> 'Failed'))`;
 
 export function emptyStats(): ConnectionStats {
-  return { total24h: 0, succeeded24h: 0, failed24h: 0, pending: 0, total7d: 0, lastEventAt: null };
+  return {
+    total24h: 0,
+    succeeded24h: 0,
+    failed24h: 0,
+    notStarted24h: 0,
+    pending: 0,
+    total7d: 0,
+    lastEventAt: null,
+  };
 }
 
 export async function connectionStats(
@@ -46,6 +56,9 @@ export async function connectionStats(
       sql<number>`sum(case when dispatched_at >= ${dayAgo} and status = 'Failed' then 1 else 0 end)`.as(
         'failed_24h',
       ),
+      sql<number>`sum(case when dispatched_at >= ${dayAgo} and not_started_at is not null and status = 'Dispatched' then 1 else 0 end)`.as(
+        'not_started_24h',
+      ),
       sql<number>`count(*)`.as('total_7d'),
       sql<number | null>`max(dispatched_at)`.as('last_event_at'),
     ])
@@ -59,6 +72,7 @@ export async function connectionStats(
       total24h: Number(row.total_24h),
       succeeded24h: Number(row.succeeded_24h),
       failed24h: Number(row.failed_24h),
+      notStarted24h: Number(row.not_started_24h),
       total7d: Number(row.total_7d),
       lastEventAt: row.last_event_at === null ? null : Number(row.last_event_at),
     });

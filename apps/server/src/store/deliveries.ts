@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
@@ -61,6 +61,8 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     replayed_by: null,
     payload_by_reference: false,
     slot_reserved: false,
+    awaiting_start_since: null,
+    not_started_at: null,
     updated_at: now,
   };
 }
@@ -144,15 +146,35 @@ export interface AttemptRecord {
 
 /**
  * Records an attempt and the delivery's new state, releasing the lease. Returns false (and writes
- * nothing) when the caller no longer owns the lease.
+ * nothing) when the caller no longer owns the lease. `awaitStartSince` starts the wait for the
+ * consumer workflow (domain/not-started.ts) unless a report already moved the delivery on: a fast
+ * workflow can confirm before its dispatch's answer is recorded.
  */
 export async function recordAttempt(
   db: Kysely<Database>,
-  input: { deliveryId: string; owner: string; attempt: AttemptRecord | null; update: DeliveryUpdate },
+  input: {
+    deliveryId: string;
+    owner: string;
+    attempt: AttemptRecord | null;
+    update: DeliveryUpdate;
+    awaitStartSince?: number | undefined;
+  },
 ): Promise<boolean> {
+  const since = input.awaitStartSince;
   const result = await db
     .updateTable('deliveries')
-    .set({ ...input.update, lease_owner: null, lease_expires_at: null })
+    .set({
+      ...input.update,
+      lease_owner: null,
+      lease_expires_at: null,
+      ...(since === undefined
+        ? {}
+        : {
+            awaiting_start_since: sql<
+              number | null
+            >`case when status = 'Dispatched' and confirmed_at is null then ${sql.lit(Math.trunc(since))} else null end`,
+          }),
+    })
     .where('delivery_id', '=', input.deliveryId)
     .where('lease_owner', '=', input.owner)
     .executeTakeFirst();

@@ -49,6 +49,8 @@ export interface DeliveryFilter {
   accountIds: number[];
   subscriptionId?: string | undefined;
   status?: DeliveryStatus | undefined;
+  /** Only deliveries flagged not started (domain/not-started.ts) that are still Dispatched. */
+  notStarted?: boolean | undefined;
   /** Only deliveries where the caller's accounts are this side. */
   side?: 'provider' | 'consumer' | undefined;
   /** The provider or the consumer repository (owner/repo). */
@@ -76,6 +78,9 @@ export async function listDeliveryRecords(
     let query = selectRecords(db).where(column, 'in', filter.accountIds);
     if (filter.subscriptionId) query = query.where('d.subscription_id', '=', filter.subscriptionId);
     if (filter.status) query = query.where('d.status', '=', filter.status);
+    if (filter.notStarted) {
+      query = query.where('d.not_started_at', 'is not', null).where('d.status', '=', 'Dispatched');
+    }
     if (filter.repository) {
       const name = filter.repository;
       query = query.where((eb) => eb.or([eb('pr.full_name', '=', name), eb('cr.full_name', '=', name)]));

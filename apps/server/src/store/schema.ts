@@ -218,6 +218,10 @@ export interface DeliveriesTable {
   replayed_by: string | null;
   payload_by_reference: Flag;
   slot_reserved: Flag;
+  /** Accepted by GitHub, durable, and no sign of its consumer workflow yet (domain/not-started.ts). */
+  awaiting_start_since: Timestamp | null;
+  /** When the delivery was flagged not started; kept when the workflow starts after all. */
+  not_started_at: Timestamp | null;
   updated_at: Timestamp;
 }
 

@@ -14,6 +14,7 @@ import {
   successRate,
   WARNING_PERCENT,
 } from '../../domain/health.js';
+import { describeWait, NOT_STARTED_CATEGORY } from '../../domain/not-started.js';
 import { usageDay } from '../../domain/usage.js';
 import {
   connectionHistory,
@@ -22,6 +23,7 @@ import {
   emptyStats,
   failedAttempts,
 } from '../../store/connection-stats.js';
+import { notStartedOfConnection } from '../../store/not-started.js';
 import type { SubscriptionRow } from '../../store/schema.js';
 import { getService } from '../../store/services.js';
 import { getSubscription, listSubscriptions } from '../../store/subscriptions.js';
@@ -42,11 +44,21 @@ import { accountLogins, repositoryNames, servicesById } from './lookups.js';
 import { RoleQuery } from './subscriptions.js';
 
 const security = MANAGEMENT_SECURITY;
+
+/** GitHub's status for the accepted dispatch (204), from the platform response kept with the delivery. */
+function acceptedStatus(platformResponse: string | null): number | null {
+  if (platformResponse === null) return null;
+  const status = (JSON.parse(platformResponse) as { status?: unknown }).status;
+  return typeof status === 'number' ? status : null;
+}
 const DAY_MS = 86_400_000;
 const MAX_HISTORY_DAYS = 90;
 
 /** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
-export function registerConnectionRoutes(api: App, context: Pick<AppContext, 'store' | 'clock'>): void {
+export function registerConnectionRoutes(
+  api: App,
+  context: Pick<AppContext, 'store' | 'clock' | 'notStartedAfterMs'>,
+): void {
   const db = context.store.db;
 
   async function visibleConnection(
@@ -141,7 +153,12 @@ export function registerConnectionRoutes(api: App, context: Pick<AppContext, 'st
             successRate: health.successRate,
             lastEventAt: iso(s.lastEventAt),
             stats: {
-              last24h: { total: s.total24h, succeeded: s.succeeded24h, failed: s.failed24h },
+              last24h: {
+                total: s.total24h,
+                succeeded: s.succeeded24h,
+                failed: s.failed24h,
+                notStarted: s.notStarted24h,
+              },
               last7d: { total: s.total7d },
               pending: s.pending,
             },
@@ -243,6 +260,29 @@ export function registerConnectionRoutes(api: App, context: Pick<AppContext, 'st
           : 'other';
         categories[known] += n;
       }
+      const notStarted = await notStartedOfConnection(db, connection.subscription_id, since, RECENT_FAILURES);
+      categories.not_started = notStarted.count;
+      // A never-started delivery is a failure too: its accepted attempt, with why it is listed.
+      const recentFailures = [
+        ...failures.recent.map((f) => ({
+          deliveryId: f.delivery_id,
+          attempt: f.number,
+          at: isoAt(f.started_at),
+          category: f.error_category,
+          status: f.status_code,
+          message: f.error_message,
+        })),
+        ...notStarted.recent.map((d) => ({
+          deliveryId: d.delivery_id,
+          attempt: d.attempt_count,
+          at: isoAt(d.not_started_at),
+          category: NOT_STARTED_CATEGORY,
+          status: acceptedStatus(d.platform_response),
+          message: `GitHub accepted the dispatch, but no workflow run confirmed it or was seen by completion tracking within ${describeWait(context.notStartedAfterMs)}`,
+        })),
+      ]
+        .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
+        .slice(0, RECENT_FAILURES);
       const logins = await accountLogins(db, [Number(connection.consumer_account_id)]);
       const names = await repositoryNames(db, [Number(connection.consumer_repository_id)]);
       return {
@@ -252,20 +292,14 @@ export function registerConnectionRoutes(api: App, context: Pick<AppContext, 'st
         window: { from: isoAt(since), to: isoAt(now), days: DIAGNOSTICS_WINDOW_MS / DAY_MS },
         categories,
         consumerFailures: await consumerFailures(db, connection.subscription_id, since),
-        recentFailures: failures.recent.map((f) => ({
-          deliveryId: f.delivery_id,
-          attempt: f.number,
-          at: isoAt(f.started_at),
-          category: f.error_category,
-          status: f.status_code,
-          message: f.error_message,
-        })),
+        recentFailures,
         recommendations: recommend({
           consumerAccount: logins.get(Number(connection.consumer_account_id)) ?? 'the consumer account',
           consumerRepository:
             names.get(Number(connection.consumer_repository_id)) ?? 'the consumer repository',
           counts: categories,
           durable: Boolean(connection.durable),
+          notStarted: { eventTypes: notStarted.eventTypes, afterMs: context.notStartedAfterMs },
         }),
       };
     },

@@ -70,6 +70,12 @@ export function registerDeliveryRoutes(
         querystring: Type.Object({
           connection: Type.Optional(Type.String({ description: 'a connection (subscription) id' })),
           status: Type.Optional(Type.String({ description: DELIVERY_STATUSES.join(' | ') })),
+          notStarted: Type.Optional(
+            Type.Literal('true', {
+              description:
+                'only deliveries flagged not started (GitHub accepted them, no consumer workflow started) and still Dispatched',
+            }),
+          ),
           side: Type.Optional(
             Type.Union([Type.Literal('provider'), Type.Literal('consumer')], {
               description:
@@ -95,7 +101,7 @@ export function registerDeliveryRoutes(
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { connection, status, side, repository, runId, cursor } = request.query;
+      const { connection, status, notStarted, side, repository, runId, cursor } = request.query;
       if (status !== undefined && !DELIVERY_STATUSES.includes(status as DeliveryStatus)) {
         throw new HttpError('invalid_request', `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
       }
@@ -107,6 +113,7 @@ export function registerDeliveryRoutes(
         accountIds: caller.accounts.map((a) => Number(a.account_id)),
         subscriptionId: connection,
         status: status as DeliveryStatus | undefined,
+        notStarted: notStarted === 'true',
         side,
         repository,
         correlationId: runId,

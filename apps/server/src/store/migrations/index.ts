@@ -4,6 +4,7 @@ import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-console-sessions.js';
 import * as m0003 from './0003-usage-per-day.js';
 import * as m0004 from './0004-hardening.js';
+import * as m0005 from './0005-not-started.js';
 import * as m0006 from './0006-audit-and-recovery.js';
 import * as m0007 from './0007-reconcile-and-alerts.js';
 
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0002-console-sessions': m0002,
   '0003-usage-per-day': m0003,
   '0004-hardening': m0004,
+  '0005-not-started': m0005,
   '0006-audit-and-recovery': m0006,
   '0007-reconcile-and-alerts': m0007,
 };
