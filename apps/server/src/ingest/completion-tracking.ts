@@ -1,7 +1,7 @@
 import { applyConsumerReport } from '../delivery/consumer-transitions.js';
 import { getRepository } from '../store/accounts.js';
 import { getDelivery } from '../store/deliveries.js';
-import { stopAwaitingStart } from '../store/not-started.js';
+import { markRunSeen } from '../store/not-started.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
@@ -53,8 +53,9 @@ export async function trackConsumerRun(
   }
   if (action === 'requested') {
     // Queued, not running yet (no runner free): the workflow exists, so the delivery did start.
-    // Idempotent and changing no state, so neither recorded for deduplication nor charged.
-    await options.store.transaction((trx) => stopAwaitingStart(trx, deliveryId));
+    // Idempotent and changing no delivery state, so neither recorded for deduplication nor charged.
+    const seenAt = options.clock.now();
+    await options.store.transaction((trx) => markRunSeen(trx, deliveryId, seenAt));
     return { outcome: 'ignored', detail: `${deliveryId} has a workflow run; it is no longer awaited` };
   }
   const now = options.clock.now();

@@ -63,6 +63,7 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     slot_reserved: false,
     awaiting_start_since: null,
     not_started_at: null,
+    run_seen_at: null,
     updated_at: now,
   };
 }
@@ -147,8 +148,8 @@ export interface AttemptRecord {
 /**
  * Records an attempt and the delivery's new state, releasing the lease. Returns false (and writes
  * nothing) when the caller no longer owns the lease. `awaitStartSince` starts the wait for the
- * consumer workflow (domain/not-started.ts) unless a report already moved the delivery on: a fast
- * workflow can confirm before its dispatch's answer is recorded.
+ * consumer workflow (domain/not-started.ts) unless a report or a run seen by completion tracking
+ * already moved the delivery on: a fast workflow can start before its dispatch's answer is recorded.
  */
 export async function recordAttempt(
   db: Kysely<Database>,
@@ -172,7 +173,7 @@ export async function recordAttempt(
         : {
             awaiting_start_since: sql<
               number | null
-            >`case when status = 'Dispatched' and confirmed_at is null then ${sql.lit(Math.trunc(since))} else null end`,
+            >`case when status = 'Dispatched' and confirmed_at is null and run_seen_at is null then ${sql.lit(Math.trunc(since))} else null end`,
           }),
     })
     .where('delivery_id', '=', input.deliveryId)

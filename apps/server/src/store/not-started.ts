@@ -71,13 +71,16 @@ export async function oldestAwaitingStart(db: Kysely<Database>): Promise<number 
   return row?.since == null ? null : Number(row.since);
 }
 
-/** A run of the delivery was seen (completion tracking's `requested`): it started, stop waiting. */
-export async function stopAwaitingStart(db: Kysely<Database>, deliveryId: string): Promise<void> {
+/**
+ * A run of the delivery was seen (completion tracking's `requested`): it started, stop waiting. The
+ * mark stays, because the run may be seen before the dispatcher records GitHub's acceptance.
+ */
+export async function markRunSeen(db: Kysely<Database>, deliveryId: string, now: number): Promise<void> {
   await db
     .updateTable('deliveries')
-    .set({ awaiting_start_since: null })
+    .set({ awaiting_start_since: null, run_seen_at: now })
     .where('delivery_id', '=', deliveryId)
-    .where('awaiting_start_since', 'is not', null)
+    .where('run_seen_at', 'is', null)
     .execute();
 }
 

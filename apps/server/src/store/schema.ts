@@ -222,6 +222,8 @@ export interface DeliveriesTable {
   awaiting_start_since: Timestamp | null;
   /** When the delivery was flagged not started; kept when the workflow starts after all. */
   not_started_at: Timestamp | null;
+  /** When completion tracking first saw a workflow run of the delivery (`requested`). */
+  run_seen_at: Timestamp | null;
   updated_at: Timestamp;
 }
 

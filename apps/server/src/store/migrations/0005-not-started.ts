@@ -4,7 +4,8 @@ import type { MigrationContext } from '../dialect.js';
 /**
  * Issue 12 §2, never-started deliveries (domain/not-started.ts). `awaiting_start_since` is set when
  * GitHub accepts a durable delivery and cleared by its confirm, its complete or a run seen by
- * completion tracking; the flagging pass sets `not_started_at` on the ones still waiting too long.
+ * completion tracking (`run_seen_at`, which may arrive before the acceptance is recorded); the
+ * flagging pass sets `not_started_at` on the ones still waiting too long.
  * The partial index holds only the waiting ones, so the pass never reads finished deliveries.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is now.
@@ -12,6 +13,7 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
   const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
   await db.schema.alterTable('deliveries').addColumn('awaiting_start_since', bigint).execute();
   await db.schema.alterTable('deliveries').addColumn('not_started_at', bigint).execute();
+  await db.schema.alterTable('deliveries').addColumn('run_seen_at', bigint).execute();
   await db.schema
     .createIndex('deliveries_awaiting_start')
     .on('deliveries')
