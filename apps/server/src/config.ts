@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_ALERT_DEDUP_WINDOW_MS } from './domain/alerts.js';
 import { parseDurationMs } from './domain/duration.js';
 import { DEFAULT_NOT_STARTED_AFTER_MS } from './domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
+import { parseWebhookSecret } from './security/standard-webhooks.js';
 
 /**
  * The only module that reads the environment. `loadConfig` takes the environment as a parameter
@@ -48,6 +50,8 @@ export interface Config {
   reconcileIntervalMs: number;
   /** A durable delivery GitHub accepted with no sign of its workflow after this long is flagged not started. */
   notStartedAfterMs: number;
+  /** Operational alerts: where they are POSTed (null: only listed), signed with `secret` (`whsec_…`). */
+  alerts: { url: string | null; secret: string | null; dedupWindowMs: number };
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
   logLevel: string;
@@ -187,6 +191,20 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
     name: 'ZEKT_NOT_STARTED_AFTER',
     description:
       'a durable delivery GitHub accepted but no workflow run started for within this duration is flagged not started (default 10m)',
+  },
+  {
+    name: 'ZEKT_ALERT_URL',
+    description:
+      'where operational alerts are POSTed as signed JSON (https in production; unset: only listed)',
+  },
+  {
+    name: 'ZEKT_ALERT_SECRET',
+    description:
+      'Standard Webhooks secret the alerts are signed with: whsec_ + base64 (required with the URL)',
+  },
+  {
+    name: 'ZEKT_ALERT_DEDUP_WINDOW_MS',
+    description: 'an alert like one raised this recently is not raised again (default 3600000)',
   },
   {
     name: 'ZEKT_REQUEST_TIMEOUT_MS',
@@ -382,6 +400,22 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       notStartedAfterMs = parsed;
     }
   }
+  const alertUrl = url('ZEKT_ALERT_URL', undefined, ['http:', 'https:']) ?? null;
+  if (mode === 'production' && alertUrl?.startsWith('http://')) {
+    problems.push(
+      `ZEKT_ALERT_URL must use https in production: alerts name accounts, repositories and their health (got ${JSON.stringify(alertUrl)})`,
+    );
+  }
+  const alertSecret = value('ZEKT_ALERT_SECRET') ?? null;
+  if (alertSecret !== null && parseWebhookSecret(alertSecret) === null) {
+    problems.push(
+      'ZEKT_ALERT_SECRET must be a Standard Webhooks secret: whsec_ followed by the base64 of at least 24 random bytes (echo whsec_$(openssl rand -base64 32))',
+    );
+  } else if (alertUrl !== null && alertSecret === null) {
+    problems.push(
+      'ZEKT_ALERT_SECRET is required with ZEKT_ALERT_URL: the receiver verifies the alerts with it (echo whsec_$(openssl rand -base64 32))',
+    );
+  }
 
   const trustProxy = parseTrustProxy(value('ZEKT_TRUST_PROXY'), problems);
 
@@ -414,6 +448,16 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     installationConcurrency: integer('ZEKT_INSTALLATION_CONCURRENCY', 8, 1, 10_000),
     leaseMs,
     retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
+    alerts: {
+      url: alertUrl,
+      secret: alertSecret,
+      dedupWindowMs: integer(
+        'ZEKT_ALERT_DEDUP_WINDOW_MS',
+        DEFAULT_ALERT_DEDUP_WINDOW_MS,
+        0,
+        7 * 24 * 3_600_000,
+      ),
+    },
     reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, 24 * 3_600_000),
     notStartedAfterMs,
     workerId: value('ZEKT_WORKER_ID') ?? null,

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { type AlertService, createAlertService } from './alerts/alert-service.js';
 import type { Config } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
+import { HEALTH_CHECK_INTERVAL_MS } from './domain/alerts.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
 import { createGitHubOAuth } from './github/github-oauth.js';
@@ -14,6 +16,7 @@ import { createRetentionSweeper, type RetentionSweeper } from './retention/reten
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
+import { parseWebhookSecret } from './security/standard-webhooks.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { openStore, type Store } from './store/store.js';
@@ -38,6 +41,8 @@ export interface Zekt {
   readonly router: EventRouter;
   readonly dispatcher: Dispatcher;
   readonly sweeper: RetentionSweeper;
+  /** Operational alerts: raised, deduplicated, sent signed (ZEKT_ALERT_URL). */
+  readonly alerts: AlertService;
   /** Finds webhooks GitHub failed to deliver and asks for them again (`zekt reconcile`). */
   readonly reconciler: Reconciler;
   /** Flags durable deliveries whose consumer workflow never started (issue 12 §2). */
@@ -110,6 +115,18 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     archiveRetentionMs: 90 * 24 * 3_600_000,
     onDeliveriesCreated: () => notifier.notify('deliveries'),
   });
+  const alerts = createAlertService({
+    store,
+    clock,
+    logger: logger.child({ component: 'alerts' }),
+    settings: {
+      url: config.alerts.url,
+      key: config.alerts.secret === null ? null : parseWebhookSecret(config.alerts.secret),
+      dedupWindowMs: config.alerts.dedupWindowMs,
+    },
+    owner: workerId,
+  });
+  let alertLoop: WorkerLoop | null = null;
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -125,6 +142,23 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     requestTimeoutMs: config.dispatchTimeoutMs,
     retryScheduleMs: config.retryScheduleMs,
     installationDispatchRate: config.installationDispatchRate,
+    onExhausted: (row, lastFailure) => {
+      alerts
+        .raise({
+          accountId: Number(row.consumer_account_id),
+          kind: 'delivery.exhausted',
+          subject: row.delivery_id,
+          data: {
+            deliveryId: row.delivery_id,
+            connectionId: row.subscription_id,
+            eventType: row.event_type,
+            attempts: row.attempt_count,
+            lastFailure,
+          },
+        })
+        .then(() => alertLoop?.wake())
+        .catch((error: unknown) => logger.error({ err: error }, 'raising an alert failed'));
+    },
   });
   const sweeper = createRetentionSweeper({ store, clock, logger: logger.child({ component: 'retention' }) });
   let sweepLoop: WorkerLoop | null = null;
@@ -205,6 +239,24 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       pollIntervalMs: config.retentionIntervalMs,
       logger,
     });
+    let nextHealthCheck = clock.now();
+    alertLoop = createWorkerLoop({
+      name: 'alerts',
+      work: async () => {
+        if (clock.now() >= nextHealthCheck) {
+          nextHealthCheck = clock.now() + HEALTH_CHECK_INTERVAL_MS;
+          await alerts.checkHealth();
+        }
+        return alerts.sendDue();
+      },
+      nextDueAt: async () => {
+        const due = await alerts.nextDueAt();
+        return due === null ? nextHealthCheck : Math.min(due, nextHealthCheck);
+      },
+      clock,
+      pollIntervalMs: config.pollIntervalMs,
+      logger,
+    });
     if (config.reconcileIntervalMs > 0) {
       // The first pass waits one interval: a process that just started has nothing new to look at.
       let nextReconcile = clock.now() + config.reconcileIntervalMs;
@@ -242,12 +294,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     sweeper,
     reconciler,
     notStarted,
+    alerts,
     async start() {
       routerLoop?.start();
       dispatchLoop?.start();
       sweepLoop?.start();
       reconcileLoop?.start();
       notStartedLoop?.start();
+      alertLoop?.start();
       if (role === 'worker') {
         await http.ready();
         return null;
@@ -262,6 +316,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await sweepLoop?.stop();
       await reconcileLoop?.stop();
       await notStartedLoop?.stop();
+      await alertLoop?.stop();
       await notifier.close();
       if (!options.store) await store.close();
     },

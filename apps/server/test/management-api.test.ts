@@ -259,6 +259,7 @@ describe('management API', () => {
       ['GET', '/api/v1/connections/{id}/history', `/api/v1/connections/${sub}/history`],
       ['POST', '/api/replay/{deliveryId}', `/api/replay/${deliveryId}`],
       ['GET', '/api/connections/{id}/diagnostics', `/api/connections/${sub}/diagnostics`],
+      ['GET', '/api/v1/alerts', '/api/v1/alerts?account=globex'],
     ];
     for (const [method, , path, body] of attempts) {
       const response = await h.call(method, path, {
@@ -295,6 +296,7 @@ describe('management API', () => {
         (b) =>
           (b.entries as Array<{ account: string; action: string }>).map((e) => `${e.account} ${e.action}`),
       ],
+      ['/api/v1/alerts', '/api/v1/alerts', (b) => b.alerts],
     ];
     const seen: Record<string, unknown> = {};
     for (const [template, path, pick] of lists) {
@@ -311,6 +313,7 @@ describe('management API', () => {
       '/api/v1/deliveries': [],
       '/api/v1/connections': [],
       '/api/v1/audit': ['initech token.create'],
+      '/api/v1/alerts': [],
     });
     // The consumer cannot act as the provider, nor the provider as the consumer.
     expect(

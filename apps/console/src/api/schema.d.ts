@@ -7483,6 +7483,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Operational alerts of the caller's accounts, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this account (login) */
+                    account?: string;
+                    /** @description 1–100 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            alerts: {
+                                id: string;
+                                /** @description the account whose members see it (a connection’s consumer) */
+                                account: string;
+                                /** @description connection.warning, connection.critical, connection.recovered, delivery.exhausted or delivery.not_started */
+                                kind: string;
+                                /** @description pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL) */
+                                status: string;
+                                attempts: number;
+                                lastError: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                sentAt: string | null;
+                                /** @description the `data` of the JSON body sent */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_cursor`: pass back `nextCursor` unchanged */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_cursor";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `account_not_found`: no account of that login that you are a member of */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "account_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

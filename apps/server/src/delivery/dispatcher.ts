@@ -47,6 +47,8 @@ export interface DispatcherOptions {
   /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
   installationDispatchRate?: number;
   random?: () => number;
+  /** Told when a durable delivery has used its whole retry schedule and failed (an alert). */
+  onExhausted?: (row: DeliveryRow, lastFailure: string) => void;
 }
 
 export interface Dispatcher {
@@ -294,6 +296,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       },
       `dispatch failed: ${failure.message}`,
     );
+    if (retryAt === null && update.failure_reason === 'dispatch_exhausted') {
+      options.onExhausted?.(row, failure.message);
+    }
   }
 
   async function finish(

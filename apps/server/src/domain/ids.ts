@@ -7,7 +7,18 @@ import { randomFillSync } from 'node:crypto';
  *
  * @example newId('evt') // 'evt_0193a6f0c1d27b3e9f4a8c2d1e0f5a6b'
  */
-export type IdPrefix = 'evt' | 'msg' | 'sub' | 'svc' | 'usr' | 'tok' | 'att' | 'hook' | 'aud' | 'rec';
+export type IdPrefix =
+  | 'evt'
+  | 'msg'
+  | 'sub'
+  | 'svc'
+  | 'usr'
+  | 'tok'
+  | 'att'
+  | 'hook'
+  | 'aud'
+  | 'rec'
+  | 'alrt';
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${uuidV7(nowMs).replaceAll('-', '')}`;

@@ -439,6 +439,25 @@ export const BODY_PROBLEMS: ProblemCode[] = [
 /** A path parameter longer than the router takes (routes with parameters). */
 export const PATH_PROBLEMS: ProblemCode[] = ['uri_too_long'];
 /** Problems of the management API's authentication (authenticate.ts), its rate limit included. */
+export const AlertSchema = Type.Object({
+  id: Type.String(),
+  account: Type.String({ description: 'the account whose members see it (a connection’s consumer)' }),
+  kind: Type.String({
+    description:
+      'connection.warning, connection.critical, connection.recovered, delivery.exhausted or delivery.not_started',
+  }),
+  status: Type.String({
+    description: 'pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL)',
+  }),
+  attempts: Type.Integer(),
+  lastError: Nullable(Type.String()),
+  createdAt: Time,
+  sentAt: NullableTime,
+  data: Type.Record(Type.String(), Type.Unknown(), { description: 'the `data` of the JSON body sent' }),
+});
+
+export const AlertPageSchema = Type.Object({ alerts: Type.Array(AlertSchema), nextCursor: NextCursor });
+
 export const AUTH_PROBLEMS: ProblemCode[] = ['unauthenticated', 'invalid_token', 'session_expired'];
 /** …and of a change made with the console's cookie from another site, which may carry a body. */
 export const CHANGE_PROBLEMS: ProblemCode[] = [...AUTH_PROBLEMS, 'csrf_rejected', ...BODY_PROBLEMS];

@@ -11,6 +11,7 @@ import { installProblemHandlers } from './problem.js';
 import { createRateLimiter, limitFailedAuthentication } from './rate-limits.js';
 import { requestForLog } from './request-log.js';
 import { addSecurityHeaders } from './response-headers.js';
+import { registerAlertRoutes } from './routes/alerts.js';
 import { registerAuditRoutes } from './routes/audit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
@@ -125,6 +126,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerDeliveryRoutes(api, context);
     registerConnectionRoutes(api, context);
     registerAuditRoutes(api, context);
+    registerAlertRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsoleRoutes(app, {

@@ -288,7 +288,8 @@ export interface RedeliveryRequestsTable {
   recovered_at: Timestamp | null;
 }
 
-export type AlertStatus = 'pending' | 'sent' | 'failed';
+/** `unsent`: no ZEKT_ALERT_URL was set when it was raised; it is only listed. */
+export type AlertStatus = 'pending' | 'sent' | 'failed' | 'unsent';
 
 /** The alert outbox: operational events sent to ZEKT_ALERT_URL, leased like deliveries. */
 export interface AlertsTable {

@@ -1,0 +1,193 @@
+import type { Logger } from 'pino';
+import { type AlertKind, alertDedupKey, healthAlertKind, nextAlertAttemptAt } from '../domain/alerts.js';
+import type { Clock } from '../domain/clock.js';
+import { connectionHealth, type Health } from '../domain/health.js';
+import { newId } from '../domain/ids.js';
+import { signedHeaders } from '../security/standard-webhooks.js';
+import {
+  claimDueAlerts,
+  getHealthStates,
+  nextAlertDueAt,
+  raiseAlert,
+  recordAlertSend,
+  setHealthState,
+} from '../store/alerts.js';
+import { connectionStats } from '../store/connection-stats.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Operational alerts (issue 12 §5): raised into the outbox (deduplicated over a window), sent as
+ * signed JSON to ZEKT_ALERT_URL with the Standard Webhooks headers, retried on their own schedule,
+ * and listed in the console. Without a URL they are only listed.
+ */
+export interface AlertSettings {
+  /** Where alerts are POSTed; null: only recorded. */
+  url: string | null;
+  /** The `whsec_…` key, decoded. */
+  key: Buffer | null;
+  dedupWindowMs: number;
+}
+
+export interface RaiseInput {
+  /** The account whose members see the alert. */
+  accountId: number;
+  kind: AlertKind;
+  /** What the alert is about (a connection or delivery id): with `kind`, the deduplication key. */
+  subject: string;
+  data: Record<string, unknown>;
+}
+
+export interface AlertService {
+  /** Records an alert unless an alike one was raised within the window; true when recorded. */
+  raise(input: RaiseInput): Promise<boolean>;
+  /** Compares every connection's health with the last seen and raises what changed; returns how many. */
+  checkHealth(): Promise<number>;
+  /** Sends the alerts that are due; returns how many sends were made. */
+  sendDue(): Promise<number>;
+  nextDueAt(): Promise<number | null>;
+}
+
+const SEND_TIMEOUT_MS = 10_000;
+const LEASE_MS = 60_000;
+const BATCH = 20;
+
+export function createAlertService(options: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  settings: AlertSettings;
+  /** Names this process in the alerts' leases. */
+  owner: string;
+}): AlertService {
+  const { store, clock, logger, settings } = options;
+
+  async function raise(input: RaiseInput): Promise<boolean> {
+    const now = clock.now();
+    const alertId = newId('alrt', now);
+    const payload = JSON.stringify({
+      type: input.kind,
+      timestamp: new Date(now).toISOString(),
+      data: { alertId, ...input.data },
+    });
+    const raised = await raiseAlert(
+      store.db,
+      {
+        alert_id: alertId,
+        account_id: input.accountId,
+        kind: input.kind,
+        dedup_key: alertDedupKey(input.kind, input.subject),
+        payload,
+        status: settings.url === null ? 'unsent' : 'pending',
+      },
+      now - settings.dedupWindowMs,
+      now,
+    );
+    if (raised) logger.info({ alertId, kind: input.kind, subject: input.subject }, `alert ${input.kind}`);
+    return raised;
+  }
+
+  async function send(row: { alert_id: string; payload: string; attempts: number }): Promise<void> {
+    const now = clock.now();
+    let error: string | null = null;
+    try {
+      const headers = settings.key
+        ? signedHeaders(settings.key, row.alert_id, Math.floor(now / 1000), row.payload)
+        : {};
+      const response = await fetch(settings.url ?? '', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'zekt-alerts', ...headers },
+        body: row.payload,
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+      if (!response.ok) error = `the alert receiver answered HTTP ${response.status}`;
+    } catch (cause) {
+      error = `the alert receiver could not be reached: ${(cause as Error).message}`;
+    }
+    const at = clock.now();
+    if (error === null) {
+      await recordAlertSend(store.db, row.alert_id, { ok: true }, at);
+      return;
+    }
+    const retryAt = nextAlertAttemptAt(row.attempts + 1, at);
+    await recordAlertSend(store.db, row.alert_id, { ok: false, error, retryAt }, at);
+    logger.warn({ alertId: row.alert_id, retryAt }, `${error} (ZEKT_ALERT_URL)`);
+  }
+
+  return {
+    raise,
+
+    async checkHealth() {
+      const now = clock.now();
+      const connections = await store.db
+        .selectFrom('subscriptions')
+        .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
+        .innerJoin('repositories as provider', 'provider.repository_id', 'services.repository_id')
+        .innerJoin(
+          'repositories as consumer',
+          'consumer.repository_id',
+          'subscriptions.consumer_repository_id',
+        )
+        .select([
+          'subscriptions.subscription_id',
+          'subscriptions.consumer_account_id',
+          'services.slug',
+          'provider.full_name as provider_repository',
+          'consumer.full_name as consumer_repository',
+        ])
+        .where('subscriptions.status', '=', 'approved')
+        .execute();
+      const stats = await connectionStats(
+        store.db,
+        connections.map((c) => c.subscription_id),
+        now,
+      );
+      const previous = await getHealthStates(store.db);
+      let raised = 0;
+      for (const connection of connections) {
+        const s = stats.get(connection.subscription_id);
+        const report = connectionHealth({
+          total: s?.total24h ?? 0,
+          succeeded: s?.succeeded24h ?? 0,
+          lastEventAt: s?.lastEventAt ?? null,
+          now,
+        });
+        const before = (previous.get(connection.subscription_id) as Health | undefined) ?? null;
+        if (before === report.health) continue;
+        await setHealthState(store.db, connection.subscription_id, report.health, now);
+        const kind = healthAlertKind(before, report.health);
+        if (kind === null) continue;
+        const done = await raise({
+          accountId: Number(connection.consumer_account_id),
+          kind,
+          subject: connection.subscription_id,
+          data: {
+            connectionId: connection.subscription_id,
+            service: connection.slug,
+            provider: connection.provider_repository,
+            consumer: connection.consumer_repository,
+            health: report.health,
+            previousHealth: before ?? 'Healthy',
+            successRate: report.successRate,
+            recentActivity: report.recentActivity,
+          },
+        });
+        if (done) raised++;
+      }
+      return raised;
+    },
+
+    async sendDue() {
+      if (settings.url === null) return 0;
+      const claimed = await claimDueAlerts(
+        store.db,
+        { owner: options.owner, leaseMs: LEASE_MS, limit: BATCH },
+        clock.now(),
+      );
+      await Promise.all(claimed.map(send));
+      return claimed.length;
+    },
+
+    nextDueAt: () => (settings.url === null ? Promise.resolve(null) : nextAlertDueAt(store.db)),
+  };
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ALERT_RETRY_SCHEDULE_MS, alertDedupKey, healthAlertKind, nextAlertAttemptAt } from './alerts.js';
+
+describe('alert rules', () => {
+  it('raises on turning Warning or Critical and on recovering, never when health stays', () => {
+    expect(healthAlertKind(null, 'Healthy')).toBeNull();
+    expect(healthAlertKind('Healthy', 'Healthy')).toBeNull();
+    expect(healthAlertKind('Critical', 'Critical')).toBeNull();
+    expect(healthAlertKind(null, 'Warning')).toBe('connection.warning');
+    expect(healthAlertKind('Healthy', 'Critical')).toBe('connection.critical');
+    expect(healthAlertKind('Warning', 'Critical')).toBe('connection.critical');
+    expect(healthAlertKind('Critical', 'Warning')).toBe('connection.warning');
+    expect(healthAlertKind('Critical', 'Healthy')).toBe('connection.recovered');
+    expect(healthAlertKind('Warning', 'Healthy')).toBe('connection.recovered');
+  });
+
+  it('folds alerts by kind and subject', () => {
+    expect(alertDedupKey('delivery.exhausted', 'delivery-1')).toBe('delivery.exhausted:delivery-1');
+    expect(alertDedupKey('connection.warning', 'sub_1')).not.toBe(
+      alertDedupKey('connection.critical', 'sub_1'),
+    );
+  });
+
+  it('retries a failed send on its own schedule, then gives up', () => {
+    expect(nextAlertAttemptAt(1, 1_000)).toBe(1_000 + 10_000);
+    expect(nextAlertAttemptAt(2, 0)).toBe(60_000);
+    expect(nextAlertAttemptAt(ALERT_RETRY_SCHEDULE_MS.length - 1, 0)).toBe(2 * 3_600_000);
+    expect(nextAlertAttemptAt(ALERT_RETRY_SCHEDULE_MS.length, 0)).toBeNull();
+  });
+});

@@ -1,0 +1,54 @@
+import type { Health } from './health.js';
+
+/**
+ * Operational alerts (issue 12 §5): which changes raise one, how alike alerts are folded together,
+ * and when a failed send is tried again.
+ */
+export const ALERT_KINDS = [
+  'connection.warning',
+  'connection.critical',
+  'connection.recovered',
+  'delivery.exhausted',
+  'delivery.not_started',
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/** Default of ZEKT_ALERT_DEDUP_WINDOW_MS: an alert like one raised within the last hour is not raised again. */
+export const DEFAULT_ALERT_DEDUP_WINDOW_MS = 3_600_000;
+
+/** How often a worker compares each connection's health with the last one seen. */
+export const HEALTH_CHECK_INTERVAL_MS = 60_000;
+
+/**
+ * Delays before each send of an alert; the first is the initial send. After the last, the alert is
+ * `failed` (still listed in the console). Shorter than deliveries': an alert is worth less late.
+ */
+export const ALERT_RETRY_SCHEDULE_MS = [0, 10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000] as const;
+
+/**
+ * The alert a change of health raises: turning Warning or Critical (also one to the other), and
+ * recovering to Healthy from either; nothing when it stays the same. A connection not seen
+ * before counts as having been Healthy.
+ *
+ * @example healthAlertKind('Healthy', 'Critical') // 'connection.critical'
+ */
+export function healthAlertKind(previous: Health | null, current: Health): AlertKind | null {
+  const before = previous ?? 'Healthy';
+  if (before === current) return null;
+  if (current === 'Healthy') return 'connection.recovered';
+  return current === 'Critical' ? 'connection.critical' : 'connection.warning';
+}
+
+/** What makes two alerts the same for deduplication: the kind and what it is about. */
+export function alertDedupKey(kind: AlertKind, subject: string): string {
+  return `${kind}:${subject}`;
+}
+
+/**
+ * When to send an alert again after its `attemptsMade`-th send failed, or null when it has had
+ * every send its schedule allows.
+ */
+export function nextAlertAttemptAt(attemptsMade: number, now: number): number | null {
+  const delay = ALERT_RETRY_SCHEDULE_MS[attemptsMade];
+  return delay === undefined ? null : now + delay;
+}

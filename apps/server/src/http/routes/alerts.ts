@@ -1,0 +1,52 @@
+import Type from 'typebox';
+import { listAlerts } from '../../store/alerts.js';
+import { AlertPageSchema, AUTH_PROBLEMS, problems } from '../api-schemas.js';
+import type { App, AppContext } from '../app-context.js';
+import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
+import { PageQuery, pageOf, readPage } from '../pagination.js';
+
+/** `GET /api/v1/alerts`: the operational alerts of the caller's accounts (issue 12 §5), newest first. */
+export function registerAlertRoutes(api: App, context: Pick<AppContext, 'store'>): void {
+  api.get(
+    '/api/v1/alerts',
+    {
+      schema: {
+        summary: "Operational alerts of the caller's accounts, newest first",
+        tags: ['alerts'],
+        security: MANAGEMENT_SECURITY,
+        querystring: Type.Object({
+          account: Type.Optional(Type.String({ description: 'only this account (login)' })),
+          ...PageQuery,
+        }),
+        response: {
+          200: AlertPageSchema,
+          ...problems(AUTH_PROBLEMS, 'account_not_found', 'invalid_request', 'invalid_cursor'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = requireCaller(request);
+      const accounts = request.query.account
+        ? [memberAccount(caller, request.query.account)]
+        : caller.accounts;
+      const logins = new Map(accounts.map((a) => [Number(a.account_id), a.login]));
+      const { limit, store } = readPage(request.query, 2);
+      const rows = await listAlerts(context.store.db, [...logins.keys()], store);
+      const page = pageOf(rows, limit, (row) => [String(row.created_at), row.alert_id]);
+      return {
+        alerts: page.items.map((row) => ({
+          id: row.alert_id,
+          account: logins.get(Number(row.account_id)) ?? '',
+          kind: row.kind,
+          status: row.status,
+          attempts: Number(row.attempts),
+          lastError: row.last_error,
+          createdAt: new Date(Number(row.created_at)).toISOString(),
+          sentAt: row.sent_at === null ? null : new Date(Number(row.sent_at)).toISOString(),
+          data: (JSON.parse(row.payload) as { data: Record<string, unknown> }).data,
+        })),
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
+}
