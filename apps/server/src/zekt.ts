@@ -175,6 +175,35 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     clock,
     logger: logger.child({ component: 'not-started' }),
     afterMs: config.notStartedAfterMs,
+    onFlagged: (flagged) => {
+      // One alert per connection, not per delivery: a missing workflow fails every delivery alike.
+      const byConnection = new Map<string, typeof flagged>();
+      for (const delivery of flagged) {
+        byConnection.set(delivery.subscriptionId, [
+          ...(byConnection.get(delivery.subscriptionId) ?? []),
+          delivery,
+        ]);
+      }
+      for (const [connectionId, deliveries] of byConnection) {
+        const [first] = deliveries;
+        if (first === undefined) continue;
+        alerts
+          .raise({
+            accountId: first.consumerAccountId,
+            kind: 'delivery.not_started',
+            subject: connectionId,
+            data: {
+              connectionId,
+              eventType: first.eventType,
+              deliveryIds: deliveries.map((d) => d.deliveryId).slice(0, 20),
+              count: deliveries.length,
+              recommendation: `the consumer workflow must be on the default branch with on: repository_dispatch: types: [${first.eventType}]`,
+            },
+          })
+          .then(() => alertLoop?.wake())
+          .catch((error: unknown) => logger.error({ err: error }, 'raising an alert failed'));
+      }
+    },
   });
   let notStartedLoop: WorkerLoop | null = null;
 

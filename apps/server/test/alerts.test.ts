@@ -213,6 +213,57 @@ describe('alerts', () => {
   });
 });
 
+describe('alerts about deliveries not started', () => {
+  it('raises delivery.not_started once per connection when deliveries are flagged not started', async () => {
+    const receiver = await startAlertReceiver();
+    const clock = createManualClock(Date.now());
+    const h = await startHarness({
+      clock,
+      env: { ZEKT_ALERT_URL: receiver.url, ZEKT_ALERT_SECRET: secret, ZEKT_RECONCILE_INTERVAL_MS: '0' },
+    });
+    try {
+      const world = await setUpWorld(h);
+      await makeDurable(h, world);
+      // No consumer workflow listens: GitHub accepts the dispatch (204) and nothing starts.
+      await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+      const deliveryId = await eventually(async () => {
+        const page = await h.call('GET', '/api/v1/deliveries', { token: world.consumerToken });
+        const [delivery] = page.body.deliveries ?? [];
+        return delivery?.dispatch?.state === 'accepted' ? (delivery.deliveryId as string) : undefined;
+      });
+      clock.advance(h.config.notStartedAfterMs);
+      // Flagged by this call, or by the worker's own pass if it came first.
+      await h.zekt.notStarted.flag();
+      const alert = await eventually(async () => {
+        const page = await h.call('GET', '/api/v1/alerts', { token: world.consumerToken });
+        return page.body.alerts.find((a: { kind: string }) => a.kind === 'delivery.not_started');
+      });
+      expect(alert.data).toMatchObject({
+        connectionId: world.subscriptionId,
+        eventType: 'acme-deployed',
+        deliveryIds: [deliveryId],
+        count: 1,
+        recommendation: expect.stringContaining('types: [acme-deployed]'),
+      });
+      await h.zekt.alerts.sendDue();
+      const sent = await eventually(() =>
+        receiver.received.find((r) => JSON.parse(r.body).type === 'delivery.not_started'),
+      );
+      expect(
+        await verifyStandardWebhook({
+          secret,
+          headers: sent.headers,
+          body: sent.body,
+          nowSeconds: Math.floor(clock.now() / 1000),
+        }),
+      ).toEqual({ ok: true });
+    } finally {
+      await h.close();
+      await receiver.close();
+    }
+  });
+});
+
 describe('alert settings', () => {
   it('refuses to start in production with a non-https ZEKT_ALERT_URL, naming the setting', () => {
     const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
