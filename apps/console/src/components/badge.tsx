@@ -21,6 +21,15 @@ export function DeliveryBadge({ status }: { status: string }) {
   return <Badge tone={DELIVERY_TONES[status] ?? 'neutral'}>{status}</Badge>;
 }
 
+/** Beside a Dispatched badge: GitHub accepted the delivery but no consumer workflow ever started. */
+export function NotStartedBadge() {
+  return (
+    <Badge tone="warn" title="GitHub accepted the dispatch, but no consumer workflow run started">
+      Not started
+    </Badge>
+  );
+}
+
 const SUBSCRIPTION_TONES: Record<string, Tone> = {
   requested: 'warn',
   approved: 'ok',

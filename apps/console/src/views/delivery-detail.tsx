@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { type Attempt, api, type Delivery, ok } from '../api/client';
-import { DeliveryBadge } from '../components/badge';
+import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { Modal } from '../components/modal';
 import { Page, TableWrap } from '../components/page';
 import { ErrorState, InlineError, Loading, QueryView } from '../components/states';
@@ -9,7 +9,7 @@ import { formatDuration, formatTime } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
-import { dispatchState } from './delivery-status';
+import { dispatchState, isNotStarted, notStartedAdvice } from './delivery-status';
 
 /**
  * One delivery on its own URL: what happened to it in time (every attempt with its status,
@@ -60,10 +60,12 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
     <section className="card" aria-label="Summary">
       <div className="summary-head">
         <DeliveryBadge status={d.deliveryStatus} />
+        {isNotStarted(d) ? <NotStartedBadge /> : null}
         <h2 className="inline">{d.eventType}</h2>
         <code className="muted">{d.deliveryId}</code>
       </div>
       {state ? <p className="state">{state}</p> : null}
+      {isNotStarted(d) ? <p className="state">{notStartedAdvice(d)}</p> : null}
       <dl className="facts">
         <dt>Provider run</dt>
         <dd>

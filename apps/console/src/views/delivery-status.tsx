@@ -8,7 +8,7 @@ import {
   type DeliveryQuery,
   ok,
 } from '../api/client';
-import { DeliveryBadge } from '../components/badge';
+import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
@@ -256,6 +256,16 @@ function Filters({
   );
 }
 
+/** Whether a delivery is flagged not started and has not moved on since (SPEC 5). */
+export function isNotStarted(delivery: Delivery): boolean {
+  return delivery.notStartedAt !== null && delivery.deliveryStatus === 'Dispatched';
+}
+
+/** What to do about a delivery no workflow started for: the workflow GitHub would have run. */
+export function notStartedAdvice(delivery: Delivery): string {
+  return `GitHub accepted it, but no workflow run started. The consumer workflow must exist on the default branch of ${delivery.consumer.repository ?? 'the consumer repository'} with on: repository_dispatch: types: [${delivery.eventType}]; then replay it.`;
+}
+
 /** What GitHub has done with a delivery so far, in words. */
 export function dispatchState(delivery: Delivery): string | null {
   if (delivery.dispatch.state === 'pending') {
@@ -292,6 +302,13 @@ function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
               <tr key={d.deliveryId}>
                 <td>
                   <DeliveryBadge status={d.deliveryStatus} />
+                  {isNotStarted(d) ? (
+                    <>
+                      {' '}
+                      <NotStartedBadge />
+                      <div className="small muted state">{notStartedAdvice(d)}</div>
+                    </>
+                  ) : null}
                   {state ? <div className="small muted state">{state}</div> : null}
                   {d.isReplay ? <div className="small muted">replay</div> : null}
                 </td>
