@@ -4,6 +4,7 @@ import { ErrorState, Loading } from './components/states';
 import { useQuery } from './hooks/use-query';
 import { Link, useLocation } from './router';
 import { SessionContext } from './session';
+import { AlertsView } from './views/alerts';
 import { ConnectionsView } from './views/connections';
 import { ConsumerReposView } from './views/consumer-repos';
 import { DeliveryDetailView } from './views/delivery-detail';
@@ -43,6 +44,7 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
       ['Directory', '/directory'],
       ['My Connections', '/connections'],
       ['Usage', '/usage'],
+      ['Alerts', '/alerts'],
     ],
   },
 ];
@@ -77,6 +79,8 @@ function route(path: string): ReactNode {
       return <DirectoryView />;
     case '/usage':
       return <UsageView />;
+    case '/alerts':
+      return <AlertsView />;
     default:
       return <NotFoundView />;
   }

@@ -1,0 +1,118 @@
+import { type Answer, api, ok } from '../api/client';
+import { Badge, type Tone } from '../components/badge';
+import { Page, TableWrap } from '../components/page';
+import { Empty, QueryView } from '../components/states';
+import { Time } from '../components/time';
+import { useQuery } from '../hooks/use-query';
+
+type Alert = Answer<'/api/v1/alerts', 'get'>['alerts'][number];
+
+/** What each kind means to the person reading it, and how loud it is. */
+const KINDS: Record<string, { label: string; tone: Tone }> = {
+  'connection.warning': { label: 'Connection turned Warning', tone: 'warn' },
+  'connection.critical': { label: 'Connection turned Critical', tone: 'bad' },
+  'connection.recovered': { label: 'Connection recovered', tone: 'ok' },
+  'delivery.exhausted': { label: 'Delivery exhausted its retries', tone: 'bad' },
+  'delivery.not_started': { label: 'Deliveries not started', tone: 'warn' },
+};
+
+/**
+ * Where each alert went: an operator reads "unsent" as "Zekt has no alert URL", not as a failure,
+ * so it says that in words.
+ */
+const STATUSES: Record<string, { label: string; tone: Tone }> = {
+  pending: { label: 'Sending', tone: 'info' },
+  sent: { label: 'Sent', tone: 'ok' },
+  failed: { label: 'Not delivered', tone: 'bad' },
+  unsent: { label: 'Not sent: no alert URL', tone: 'neutral' },
+};
+
+/** The connection or delivery an alert is about, from its data, in one line. */
+function subject(alert: Alert): string {
+  const data = alert.data;
+  const text = (key: string) => (typeof data[key] === 'string' ? (data[key] as string) : undefined);
+  const parts: string[] = [];
+  const service = text('service');
+  const consumer = text('consumer');
+  if (service) parts.push(consumer ? `${service} → ${consumer}` : service);
+  if (text('health')) parts.push(`${text('previousHealth') ?? 'Healthy'} → ${text('health')}`);
+  if (text('deliveryId')) parts.push(`delivery ${text('deliveryId')}`);
+  if (text('eventType')) parts.push(`event type ${text('eventType')}`);
+  if (typeof data.count === 'number') parts.push(`${data.count} not started`);
+  if (text('lastFailure')) parts.push(text('lastFailure') as string);
+  return parts.join(' · ') || '—';
+}
+
+/** Alerts: the operational events Zekt raised for the caller's accounts, newest first (issue 12 §5). */
+export function AlertsView() {
+  const alerts = useQuery(
+    'alerts',
+    () => ok(api.GET('/api/v1/alerts', { params: { query: { limit: '100' } } })),
+    {
+      pollMs: 5000,
+    },
+  );
+  return (
+    <Page
+      title="Alerts"
+      intro="Zekt raises an alert when a connection turns Warning or Critical or recovers, when a durable delivery exhausts its retries and when deliveries are not started. They are sent, signed, to the alert URL the operator configured (ZEKT_ALERT_URL) and listed here for the consumer account."
+      updatedAt={alerts.updatedAt}
+    >
+      <QueryView query={alerts} what="alerts">
+        {(data) =>
+          data.alerts.length === 0 ? (
+            <Empty title="No alerts">
+              Nothing has turned Warning or Critical, and no delivery has run out of retries.
+            </Empty>
+          ) : (
+            <TableWrap label="Alerts">
+              <table aria-label="Alerts">
+                <thead>
+                  <tr>
+                    <th scope="col">Raised</th>
+                    <th scope="col">Alert</th>
+                    <th scope="col">About</th>
+                    <th scope="col">Account</th>
+                    <th scope="col">Sent</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.alerts.map((alert) => {
+                    const kind = KINDS[alert.kind] ?? { label: alert.kind, tone: 'neutral' as Tone };
+                    const status = STATUSES[alert.status] ?? { label: alert.status, tone: 'neutral' as Tone };
+                    return (
+                      <tr key={alert.id}>
+                        <td>
+                          <Time iso={alert.createdAt} />
+                        </td>
+                        <td>
+                          <Badge tone={kind.tone}>{kind.label}</Badge>
+                        </td>
+                        <td>{subject(alert)}</td>
+                        <td>{alert.account}</td>
+                        <td>
+                          <Badge tone={status.tone} title={alert.lastError ?? undefined}>
+                            {status.label}
+                          </Badge>
+                          {alert.attempts > 0 ? (
+                            <span className="muted"> · {alert.attempts} tries</span>
+                          ) : null}
+                          {alert.sentAt ? (
+                            <>
+                              {' '}
+                              <Time iso={alert.sentAt} />
+                            </>
+                          ) : null}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </TableWrap>
+          )
+        }
+      </QueryView>
+    </Page>
+  );
+}
