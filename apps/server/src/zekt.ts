@@ -5,6 +5,7 @@ import { type AlertService, createAlertService } from './alerts/alert-service.js
 import type { Config } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
+import { createRecoveryRunner } from './delivery/recovery-runner.js';
 import { HEALTH_CHECK_INTERVAL_MS } from './domain/alerts.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
@@ -206,6 +207,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     },
   });
   let notStartedLoop: WorkerLoop | null = null;
+  let recoveryLoop: WorkerLoop | null = null;
 
   const http = await buildHttpApp({
     store,
@@ -256,6 +258,19 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     notifier.subscribe('events', () => routerLoop?.wake());
     notifier.subscribe('deliveries', () => dispatchLoop?.wake());
     let lastSweep: number | null = null;
+    const recoveries = createRecoveryRunner({
+      store,
+      clock,
+      wakeDispatcher: () => notifier.notify('deliveries'),
+    });
+    recoveryLoop = createWorkerLoop({
+      name: 'recoveries',
+      work: () => recoveries.runOnce(),
+      nextDueAt: async () => null,
+      clock,
+      pollIntervalMs: config.pollIntervalMs,
+      logger,
+    });
     sweepLoop = createWorkerLoop({
       name: 'retention',
       work: async () => {
@@ -331,6 +346,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       reconcileLoop?.start();
       notStartedLoop?.start();
       alertLoop?.start();
+      recoveryLoop?.start();
       if (role === 'worker') {
         await http.ready();
         return null;
@@ -346,6 +362,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await reconcileLoop?.stop();
       await notStartedLoop?.stop();
       await alertLoop?.stop();
+      await recoveryLoop?.stop();
       await notifier.close();
       if (!options.store) await store.close();
     },

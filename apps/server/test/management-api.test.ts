@@ -260,6 +260,28 @@ describe('management API', () => {
       ['POST', '/api/replay/{deliveryId}', `/api/replay/${deliveryId}`],
       ['GET', '/api/connections/{id}/diagnostics', `/api/connections/${sub}/diagnostics`],
       ['GET', '/api/v1/alerts', '/api/v1/alerts?account=globex'],
+      [
+        'GET',
+        '/api/v1/connections/{id}/recoveries/preview',
+        `/api/v1/connections/${sub}/recoveries/preview?since=${new Date(Date.now() - 60_000).toISOString()}`,
+      ],
+      [
+        'POST',
+        '/api/v1/connections/{id}/recoveries',
+        `/api/v1/connections/${sub}/recoveries`,
+        { since: new Date(Date.now() - 60_000).toISOString() },
+      ],
+      ['GET', '/api/v1/connections/{id}/recoveries', `/api/v1/connections/${sub}/recoveries`],
+      [
+        'GET',
+        '/api/v1/connections/{id}/recoveries/{recoveryId}',
+        `/api/v1/connections/${sub}/recoveries/rec_0`,
+      ],
+      [
+        'POST',
+        '/api/v1/connections/{id}/recoveries/{recoveryId}/cancel',
+        `/api/v1/connections/${sub}/recoveries/rec_0/cancel`,
+      ],
     ];
     for (const [method, , path, body] of attempts) {
       const response = await h.call(method, path, {

@@ -207,11 +207,11 @@ async function main(argv: string[]): Promise<number> {
     case 'deliveries': {
       const usage = usageOf('deliveries');
       const [sub, ...args] = rest;
-      if (sub !== 'list' && sub !== 'show' && sub !== 'replay')
+      if (sub !== 'list' && sub !== 'show' && sub !== 'replay' && sub !== 'recover')
         throw usageError(usage, sub ? `unknown subcommand ${sub}` : 'which subcommand?');
-      const values = parseCommand(usage, args, sub === 'list' ? 0 : 1);
+      const values = parseCommand(usage, args, sub === 'list' || sub === 'recover' ? 0 : 1);
       const id = values.positionals[0];
-      if (sub !== 'list' && !id) throw usageError(usage, `${sub} needs a <deliveryId>`);
+      if ((sub === 'show' || sub === 'replay') && !id) throw usageError(usage, `${sub} needs a <deliveryId>`);
       const token = values.string('token') ?? env.ZEKT_TOKEN;
       if (!token)
         throw new CliError('an API token is needed: --token zkt_… or ZEKT_TOKEN (zekt token create)');
@@ -220,6 +220,16 @@ async function main(argv: string[]): Promise<number> {
         token,
         write: (t: string) => process.stdout.write(t),
       };
+      if (sub === 'recover') {
+        const { recover } = await import('./recover.js');
+        await recover(target, {
+          connection: values.string('connection'),
+          since: values.string('since'),
+          states: values.string('states'),
+          dryRun: values.flag('dry-run'),
+        });
+        return 0;
+      }
       const { listDeliveries, replay, showDelivery } = await import('./deliveries.js');
       if (sub === 'list') {
         await listDeliveries(target, {

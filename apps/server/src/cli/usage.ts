@@ -137,12 +137,35 @@ export const COMMANDS: readonly CommandUsage[] = [
       'zekt deliveries list [--connection <id>] [--status <status>] [--since <iso>] [--limit <n>] [--cursor <c>]',
       'zekt deliveries show <deliveryId>',
       'zekt deliveries replay <deliveryId>',
+      'zekt deliveries recover --connection <id> --since <iso> [--states failed] [--dry-run]',
     ],
     options: [
       ...apiTarget,
-      { name: 'connection', type: 'string', value: 'id', description: 'list: only this subscription' },
+      {
+        name: 'connection',
+        type: 'string',
+        value: 'id',
+        description: 'list: only this subscription; recover: the connection to recover',
+      },
       { name: 'status', type: 'string', value: 'status', description: 'list: only this delivery status' },
-      { name: 'since', type: 'string', value: 'iso', description: 'list: dispatched at or after this time' },
+      {
+        name: 'since',
+        type: 'string',
+        value: 'iso',
+        description: 'list, recover: dispatched at or after this time (recover: at most 90 days ago)',
+      },
+      {
+        name: 'states',
+        type: 'string',
+        value: 'states',
+        default: 'failed',
+        description: 'recover: which deliveries to replay, comma-separated',
+      },
+      {
+        name: 'dry-run',
+        type: 'boolean',
+        description: 'recover: only print how many deliveries would be replayed',
+      },
       { name: 'limit', type: 'string', value: 'n', description: 'list: at most this many' },
       {
         name: 'cursor',
@@ -154,6 +177,7 @@ export const COMMANDS: readonly CommandUsage[] = [
     examples: [
       'ZEKT_TOKEN=zkt_… zekt deliveries list --status Failed',
       'zekt deliveries replay dlv_… --token zkt_…',
+      'zekt deliveries recover --connection sub_… --since 2026-11-20T00:00:00Z --dry-run',
     ],
   },
   {

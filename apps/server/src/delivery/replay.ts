@@ -53,7 +53,8 @@ export async function replayDelivery(
   }
 }
 
-async function replayOnce(
+/** One replay inside the caller's transaction (a bulk recovery records its progress in the same one). */
+export async function replayOnce(
   trx: Store['db'],
   now: number,
   request: ReplayRequest,

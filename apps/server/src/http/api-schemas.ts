@@ -391,6 +391,41 @@ export const AuditPageSchema = Type.Object({
   nextCursor: NextCursor,
 });
 
+const RecoveryStatesSchema = Type.Array(Type.String({ description: 'failed' }));
+
+export const RecoverySchema = Type.Object({
+  id: Type.String(),
+  connectionId: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('cancelled')]),
+  states: RecoveryStatesSchema,
+  since: Time,
+  until: Type.String({
+    format: 'date-time',
+    description: 'when the recovery was made: later deliveries are not in it',
+  }),
+  total: Type.Integer({ description: 'deliveries in the window when the recovery was made' }),
+  replayed: Type.Integer(),
+  skipped: Type.Integer({
+    description: 'already replayed, archive expired, replay limit reached or subscription no longer approved',
+  }),
+  createdAt: Time,
+  finishedAt: NullableTime,
+});
+
+export const RecoveryPageSchema = Type.Object({
+  recoveries: Type.Array(RecoverySchema),
+  nextCursor: NextCursor,
+});
+
+export const RecoveryPreviewSchema = Type.Object({
+  connectionId: Type.String(),
+  states: RecoveryStatesSchema,
+  since: Time,
+  until: Time,
+  total: Type.Integer({ description: 'deliveries of the connection in those states in the window' }),
+  toReplay: Type.Integer({ description: 'of them, those not replayed yet: what a recovery would send' }),
+});
+
 export type AccountView = Static<typeof AccountSchema>;
 export type RepositoryView = Static<typeof RepositorySchema>;
 export type WorkflowView = Static<typeof WorkflowSchema>;

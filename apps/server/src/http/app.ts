@@ -22,6 +22,7 @@ import { registerDirectoryRoutes } from './routes/directory.js';
 import { registerEventsReceiveRoute } from './routes/events-receive.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMeRoutes } from './routes/me.js';
+import { registerRecoveryRoutes } from './routes/recoveries.js';
 import { registerRepositoryRoutes } from './routes/repositories.js';
 import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
@@ -127,6 +128,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerConnectionRoutes(api, context);
     registerAuditRoutes(api, context);
     registerAlertRoutes(api, context);
+    registerRecoveryRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsoleRoutes(app, {

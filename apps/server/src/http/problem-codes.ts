@@ -49,6 +49,12 @@ export const PROBLEMS = {
     meaning:
       'the login’s callback does not carry the `state` this browser was given (started elsewhere, or older than 10 minutes): start again at `/auth/login`',
   },
+  invalid_recovery_window: {
+    status: 400,
+    title: 'Invalid recovery window',
+    meaning:
+      'a recovery’s `since` must be an ISO 8601 time in the past, at most 90 days ago (archived payloads are kept 90 days)',
+  },
   invalid_cursor: { status: 400, title: 'Invalid cursor', meaning: 'pass back `nextCursor` unchanged' },
   invalid_month: { status: 400, title: 'Invalid month', meaning: 'months are `YYYY-MM`' },
   unauthenticated: {
@@ -127,6 +133,11 @@ export const PROBLEMS = {
     title: 'Connection not found',
     meaning: 'no such connection that you are a party to',
   },
+  recovery_not_found: {
+    status: 404,
+    title: 'Recovery not found',
+    meaning: 'no such bulk recovery of a connection you are a party to',
+  },
   delivery_not_found: {
     status: 404,
     title: 'Delivery not found',
@@ -158,6 +169,17 @@ export const PROBLEMS = {
     status: 409,
     title: 'Invalid transition',
     meaning: 'the subscription’s status does not allow that decision; `statusCurrent` is its status',
+  },
+  recovery_running: {
+    status: 409,
+    title: 'Recovery running',
+    meaning:
+      'the connection already has a bulk recovery running (`recoveryId`): wait for it or cancel it, so no delivery is replayed by two',
+  },
+  recovery_finished: {
+    status: 409,
+    title: 'Recovery finished',
+    meaning: 'the bulk recovery has completed or was cancelled already; `statusCurrent` is its status',
   },
   subscription_inactive: {
     status: 409,

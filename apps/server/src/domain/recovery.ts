@@ -1,0 +1,43 @@
+import type { DeliveryStatus } from './delivery-state.js';
+
+/**
+ * Bulk recovery (issue 12 §4): "replay every failed delivery of this connection since T". The
+ * rules of a recovery's window, the delivery states it may take, and how it is worked through.
+ */
+const DAY_MS = 86_400_000;
+
+/** Archived payloads live 90 days (retention.ts); a longer window would only find expired ones. */
+export const MAX_RECOVERY_WINDOW_MS = 90 * DAY_MS;
+
+/** Which deliveries a recovery replays, by the state the API names them with. */
+export const RECOVERABLE_STATES = { failed: 'Failed' } as const satisfies Record<string, DeliveryStatus>;
+export type RecoverableState = keyof typeof RECOVERABLE_STATES;
+export const DEFAULT_RECOVERY_STATES: RecoverableState[] = ['failed'];
+
+/** Deliveries replayed per transaction-by-transaction pass before the job lets other work in. */
+export const RECOVERY_BATCH = 50;
+/** How long a worker holds a recovery without renewing; a dead worker's job is taken over after it. */
+export const RECOVERY_LEASE_MS = 30_000;
+
+export type WindowCheck = { ok: true } | { ok: false; reason: string };
+
+/**
+ * A recovery window starts in the past, at most 90 days ago, and ends when the recovery is made.
+ *
+ * @example checkRecoveryWindow(Date.parse('2026-01-01'), Date.parse('2026-01-02')) // { ok: true }
+ */
+export function checkRecoveryWindow(sinceMs: number, nowMs: number): WindowCheck {
+  if (sinceMs > nowMs) return { ok: false, reason: 'since is in the future: give a time in the past' };
+  if (nowMs - sinceMs > MAX_RECOVERY_WINDOW_MS) {
+    return {
+      ok: false,
+      reason:
+        'since is more than 90 days ago: archived payloads are kept 90 days, so older deliveries cannot be replayed',
+    };
+  }
+  return { ok: true };
+}
+
+export function isRecoverableState(value: string): value is RecoverableState {
+  return Object.hasOwn(RECOVERABLE_STATES, value);
+}
