@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
-import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
+import {
+  makeDurable,
+  runWhileConsumerRefuses,
+  setUpWorld,
+  type World,
+} from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 import { verifyStandardWebhook } from '../src/test-support/standard-webhooks-verifier.js';
 
@@ -69,16 +74,7 @@ describe('alerts', () => {
 
   it('sends a connection turning Critical, signed, verified by an independent Standard Webhooks check; retries; lists it for the consumer only', async () => {
     // The consumer's repository refuses every dispatch: the connection's only delivery fails.
-    h.sim.injectFaults({
-      method: 'POST',
-      path: '/repos/globex/app/dispatches',
-      faults: [{ kind: 'status', status: 404 }],
-    });
-    await h.sim.runWorkflow({
-      repository: 'acme/api',
-      workflow: 'deploy.yml',
-      message: { zektUrl: h.url, eventType: 'acme-deployed', payload: {} },
-    });
+    await runWhileConsumerRefuses(h, 404);
     await eventually(async () => {
       const page = await h.call('GET', '/api/v1/deliveries', { token: world.consumerToken });
       return page.body.deliveries?.[0]?.deliveryStatus === 'Failed' ? true : undefined;
@@ -189,16 +185,7 @@ describe('alerts', () => {
 
   it('raises delivery.exhausted when a durable delivery has used its retry schedule', async () => {
     await makeDurable(h, world);
-    h.sim.injectFaults({
-      method: 'POST',
-      path: '/repos/globex/app/dispatches',
-      faults: [{ kind: 'status', status: 503 }],
-    });
-    await h.sim.runWorkflow({
-      repository: 'acme/api',
-      workflow: 'deploy.yml',
-      message: { zektUrl: h.url, eventType: 'acme-deployed', payload: {} },
-    });
+    await runWhileConsumerRefuses(h, 503);
     const exhausted = await eventually(async () => {
       const page = await h.call('GET', '/api/v1/alerts', { token: world.consumerToken });
       return page.body.alerts.find((a: { kind: string }) => a.kind === 'delivery.exhausted');

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
 import { type ConsoleUser, goTo, openConsole, seriousViolations } from '../src/test-support/console-page.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
+import { runWhileConsumerRefuses, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
@@ -42,16 +42,7 @@ async function open(login: string): Promise<ConsoleUser> {
 describe('Alerts', () => {
   it('lists a connection that turned Critical for its consumer, says it was not sent, and shows the provider none', async () => {
     // The consumer's repository refuses every dispatch: the connection's only delivery fails.
-    h.sim.injectFaults({
-      method: 'POST',
-      path: '/repos/globex/app/dispatches',
-      faults: [{ kind: 'status', status: 404 }],
-    });
-    await h.sim.runWorkflow({
-      repository: 'acme/api',
-      workflow: 'deploy.yml',
-      message: { zektUrl: h.url, eventType: 'acme-deployed', payload: {} },
-    });
+    await runWhileConsumerRefuses(h, 404);
     await eventually(async () => {
       const page = await h.call('GET', '/api/v1/deliveries', { token: world.consumerToken });
       return page.body.deliveries?.[0]?.deliveryStatus === 'Failed' ? true : undefined;

@@ -62,3 +62,20 @@ export async function makeDurable(h: Harness, world: World): Promise<void> {
   });
   if (durable.status !== 200) throw new Error(`durable: ${JSON.stringify(durable.body)}`);
 }
+
+/**
+ * Runs the provider's workflow once while the consumer's repository answers every dispatch with
+ * `status`: with a 4xx the world's only delivery fails, which turns its connection Critical.
+ */
+export async function runWhileConsumerRefuses(h: Harness, status: number): Promise<void> {
+  h.sim.injectFaults({
+    method: 'POST',
+    path: '/repos/globex/app/dispatches',
+    faults: [{ kind: 'status', status }],
+  });
+  await h.sim.runWorkflow({
+    repository: 'acme/api',
+    workflow: 'deploy.yml',
+    message: { zektUrl: h.url, eventType: 'acme-deployed', payload: {} },
+  });
+}
