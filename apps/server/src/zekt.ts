@@ -8,6 +8,7 @@ import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-
 import { createRecoveryRunner } from './delivery/recovery-runner.js';
 import { HEALTH_CHECK_INTERVAL_MS } from './domain/alerts.js';
 import { type Clock, systemClock } from './domain/clock.js';
+import { RETENTION_MS } from './domain/retention.js';
 import { createGitHubClient, type GitHubClient } from './github/github-client.js';
 import { createGitHubOAuth } from './github/github-oauth.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
@@ -113,7 +114,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     store,
     clock,
     logger: logger.child({ component: 'router' }),
-    archiveRetentionMs: 90 * 24 * 3_600_000,
+    archiveRetentionMs: RETENTION_MS.archives,
     onDeliveriesCreated: () => notifier.notify('deliveries'),
   });
   const alerts = createAlertService({

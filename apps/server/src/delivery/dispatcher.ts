@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { buildDispatchBody } from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
+import { dispatchFailureReason } from '../domain/delivery-state.js';
 import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
 import { awaitsStart } from '../domain/not-started.js';
 import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
@@ -264,7 +265,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             dispatch_state: 'failed',
             status: 'Failed',
             next_attempt_at: null,
-            failure_reason: failureReason(row, failure, permanent),
+            failure_reason:
+              failure.reason ??
+              dispatchFailureReason({ durable: Boolean(row.durable), permanent, category: failure.category }),
             slot_reserved: false,
             retry_number: retryNumber,
             updated_at: now,
@@ -429,11 +432,4 @@ function toFailure(result: Extract<DispatchResult, { ok: false }>): Failure {
     ...(result.status === undefined ? {} : { status: result.status }),
     headers: result.headers,
   };
-}
-
-function failureReason(row: DeliveryRow, failure: Failure, permanent: boolean): string {
-  if (failure.reason !== undefined) return failure.reason;
-  if (!row.durable) return `dispatch_failed: ${failure.category}`;
-  if (permanent) return failure.category === 'rejected' ? 'dispatch_rejected' : 'consumer_not_found';
-  return 'dispatch_exhausted';
 }

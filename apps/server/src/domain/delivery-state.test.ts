@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { complete, confirm } from './delivery-state.js';
+import { complete, confirm, dispatchFailureReason } from './delivery-state.js';
 import { emptyCategories, recommend } from './diagnostics.js';
 import { parseDurationMs } from './duration.js';
 import { connectionHealth } from './health.js';
@@ -113,5 +113,22 @@ describe('durations', () => {
     expect(parseDurationMs('2d')).toBe(172_800_000);
     expect(parseDurationMs('10')).toBeNull();
     expect(parseDurationMs('-1s')).toBeNull();
+  });
+});
+
+describe('dispatch-side failure reasons', () => {
+  it('names the category for a non-durable delivery, and why a durable one stopped', () => {
+    expect(dispatchFailureReason({ durable: false, permanent: true, category: 'not_found' })).toBe(
+      'dispatch_failed: not_found',
+    );
+    expect(dispatchFailureReason({ durable: true, permanent: true, category: 'rejected' })).toBe(
+      'dispatch_rejected',
+    );
+    expect(dispatchFailureReason({ durable: true, permanent: true, category: 'not_found' })).toBe(
+      'consumer_not_found',
+    );
+    expect(dispatchFailureReason({ durable: true, permanent: false, category: 'timeout' })).toBe(
+      'dispatch_exhausted',
+    );
   });
 });

@@ -1,3 +1,5 @@
+import type { ErrorCategory } from './error-category.js';
+
 /**
  * Delivery states and their transitions (SPEC 5; the seed's section 3). Pure: given the current
  * record and a trigger, says what changes. The store applies the change only if the record is still
@@ -65,4 +67,23 @@ export function complete(state: DeliveryState, success: boolean, now: number): T
       confirmationAttempts: state.confirmationAttempts,
     },
   };
+}
+
+/**
+ * Why a delivery ends Failed on the dispatch side (its `failureReason`): a non-durable delivery
+ * names the category of its only attempt; a durable one was rejected for good (`dispatch_rejected`),
+ * sent to a repository that is gone (`consumer_not_found`), or ran out of retries
+ * (`dispatch_exhausted`). Failures of Zekt's own (`attempt_outcome_unknown`, `subscription_inactive`)
+ * are named where they happen.
+ * @example dispatchFailureReason({ durable: true, permanent: false, category: 'service_unavailable' }) // 'dispatch_exhausted'
+ */
+export function dispatchFailureReason(attempt: {
+  durable: boolean;
+  /** The last attempt's failure will not change by retrying (or GitHub was never called). */
+  permanent: boolean;
+  category: ErrorCategory;
+}): string {
+  if (!attempt.durable) return `dispatch_failed: ${attempt.category}`;
+  if (attempt.permanent) return attempt.category === 'rejected' ? 'dispatch_rejected' : 'consumer_not_found';
+  return 'dispatch_exhausted';
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { HEALTH_WINDOW_MS, RECENT_ACTIVITY_MS } from '../domain/health.js';
 import type { Database } from './schema.js';
 
 /**
@@ -41,8 +42,8 @@ export async function connectionStats(
 ): Promise<Map<string, ConnectionStats>> {
   const stats = new Map<string, ConnectionStats>();
   if (subscriptionIds.length === 0) return stats;
-  const dayAgo = now - 24 * 3_600_000;
-  const weekAgo = now - 7 * 24 * 3_600_000;
+  const dayAgo = now - HEALTH_WINDOW_MS;
+  const weekAgo = now - RECENT_ACTIVITY_MS;
   // Every figure but two is about the last 7 days: only those rows are read, through the
   // (subscription, dispatched_at) index, however many years of records the table holds.
   const rows = await db
