@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('docs/openapi.json', () => {
-  it('is the document the server serves (refresh: vitest run -u apps/server/test/api-docs.test.ts)', async () => {
+  it('is the document the server serves (refresh: vitest run apps/server/test/api-docs.test.ts -u)', async () => {
     const served = await h.call('GET', '/api/openapi.json');
     expect(served.status).toBe(200);
     await expect(`${JSON.stringify(served.body, null, 2)}\n`).toMatchFileSnapshot(

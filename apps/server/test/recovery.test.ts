@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recover } from '../src/cli/recover.js';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
+import { createManualClock } from '../src/domain/clock.js';
+import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 const DAY_MS = 86_400_000;
@@ -264,5 +265,68 @@ describe('bulk recovery', () => {
       409,
       'subscription_inactive',
     );
+  });
+});
+
+describe('bulk recovery of deliveries not started', () => {
+  it('replays the durable deliveries no workflow started for, and leaves the failed ones to states=failed', async () => {
+    const clock = createManualClock(Date.now());
+    const h = await startHarness({
+      clock,
+      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+    });
+    try {
+      const world = await setUpWorld(h);
+      await makeDurable(h, world);
+      const since = new Date(clock.now() - 60_000).toISOString();
+      // globex/app has no workflow listening: GitHub accepts the dispatch (204) and nothing runs.
+      await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+      const [accepted] = await eventually(async () => {
+        const rows = await h.zekt.store.db.selectFrom('deliveries').selectAll().execute();
+        return rows.length === 1 && rows[0]?.status === 'Dispatched' && rows[0].awaiting_start_since !== null
+          ? rows
+          : undefined;
+      });
+      const base = `/api/v1/connections/${world.subscriptionId}/recoveries`;
+      const preview = (states: string) =>
+        h.call('GET', `${base}/preview?since=${encodeURIComponent(since)}&states=${states}`, {
+          token: world.consumerToken,
+        });
+      // Not flagged yet: a delivery still waiting for its workflow is no candidate.
+      expect((await preview('not_started')).body).toMatchObject({ total: 0 });
+
+      clock.advance(10 * 60_000);
+      expect((await h.zekt.notStarted.flag()).map((f) => f.deliveryId)).toEqual([accepted?.delivery_id]);
+      expect((await preview('not_started')).body).toMatchObject({
+        states: ['not_started'],
+        total: 1,
+        toReplay: 1,
+      });
+      expect((await preview('failed')).body).toMatchObject({ total: 0 });
+
+      const start = await h.call('POST', base, {
+        token: world.consumerToken,
+        body: { since, states: ['not_started'] },
+      });
+      expect(start.status).toBe(202);
+      const runner = createRecoveryRunner({
+        store: h.zekt.store,
+        clock,
+        wakeDispatcher: () => void h.zekt.dispatcher.dispatchDue(),
+        owner: 'worker-a',
+        batchSize: 50,
+      });
+      while ((await runner.runOnce()) > 0) {}
+      const done = await h.call('GET', `${base}/${start.body.id}`, { token: world.consumerToken });
+      expect(done.body).toMatchObject({ status: 'completed', total: 1, replayed: 1, skipped: 0 });
+      const replays = await h.zekt.store.db
+        .selectFrom('deliveries')
+        .select('replay_of')
+        .where('replay_of', 'is not', null)
+        .execute();
+      expect(replays).toEqual([{ replay_of: accepted?.delivery_id }]);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -7667,7 +7667,7 @@ export interface paths {
                 query: {
                     /** @description ISO 8601 time, at most 90 days ago */
                     since: string;
-                    /** @description comma-separated: failed (default failed) */
+                    /** @description comma-separated: failed | not_started (default failed) */
                     states?: string;
                 };
                 header?: never;
@@ -8040,7 +8040,7 @@ export interface paths {
                     "application/json": {
                         /** @description ISO 8601 time, at most 90 days ago */
                         since: string;
-                        /** @description failed (default failed) */
+                        /** @description failed | not_started (default failed) */
                         states?: string[];
                     };
                 };

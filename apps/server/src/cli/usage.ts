@@ -159,7 +159,7 @@ export const COMMANDS: readonly CommandUsage[] = [
         type: 'string',
         value: 'states',
         default: 'failed',
-        description: 'recover: which deliveries to replay, comma-separated',
+        description: 'recover: which deliveries to replay, comma-separated: failed, not_started',
       },
       {
         name: 'dry-run',

@@ -9,8 +9,15 @@ const DAY_MS = 86_400_000;
 /** Archived payloads live 90 days (retention.ts); a longer window would only find expired ones. */
 export const MAX_RECOVERY_WINDOW_MS = 90 * DAY_MS;
 
-/** Which deliveries a recovery replays, by the state the API names them with. */
-export const RECOVERABLE_STATES = { failed: 'Failed' } as const satisfies Record<string, DeliveryStatus>;
+/**
+ * Which deliveries a recovery replays, by the name the API gives the state: the delivery status a
+ * candidate has, and whether it must be flagged not started (a Dispatched delivery no workflow
+ * picked up, domain/not-started.ts; one confirmed since then is Confirmed and no longer a candidate).
+ */
+export const RECOVERABLE_STATES = {
+  failed: { status: 'Failed', notStarted: false },
+  not_started: { status: 'Dispatched', notStarted: true },
+} as const satisfies Record<string, { status: DeliveryStatus; notStarted: boolean }>;
 export type RecoverableState = keyof typeof RECOVERABLE_STATES;
 export const DEFAULT_RECOVERY_STATES: RecoverableState[] = ['failed'];
 

@@ -21,10 +21,15 @@ function candidates(db: Kysely<Database>, window: RecoveryWindow) {
     .where('subscription_id', '=', window.subscriptionId)
     .where('dispatched_at', '>=', window.sinceAt)
     .where('dispatched_at', '<', window.untilAt)
-    .where(
-      'status',
-      'in',
-      window.states.map((state) => RECOVERABLE_STATES[state]),
+    .where((eb) =>
+      eb.or(
+        window.states.map((state) => {
+          const { status, notStarted } = RECOVERABLE_STATES[state];
+          return notStarted
+            ? eb.and([eb('status', '=', status), eb('not_started_at', 'is not', null)])
+            : eb('status', '=', status);
+        }),
+      ),
     );
 }
 
