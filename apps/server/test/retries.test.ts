@@ -95,6 +95,7 @@ describe('durable dispatch retries', () => {
       network: 1,
       not_found: 0,
       rejected: 0,
+      not_started: 0,
       other: 0,
     });
     expect(diagnostics.body.recentFailures).toHaveLength(6);

@@ -34,8 +34,28 @@ beforeAll(async () => {
   await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
   const dispatch = await eventually(() => h.sim.dispatches({ repository: 'globex/app' })[0]);
   const deliveryId = (dispatch.clientPayload as { zekt: { deliveryId: string } }).zekt.deliveryId;
+  const recovery = await h.call('POST', `/api/v1/connections/${world.subscriptionId}/recoveries`, {
+    token: world.consumerToken,
+    body: { since: new Date(Date.now() - 60_000).toISOString() },
+  });
+  if (recovery.status !== 202) throw new Error(`recovery: ${JSON.stringify(recovery.body)}`);
+  // Cancelled, or finished by the worker, so no background work changes the store during the matrix.
+  await h.call('POST', `/api/v1/connections/${world.subscriptionId}/recoveries/${recovery.body.id}/cancel`, {
+    token: world.consumerToken,
+  });
+  await eventually(async () => {
+    const job = await h.call(
+      'GET',
+      `/api/v1/connections/${world.subscriptionId}/recoveries/${recovery.body.id}`,
+      {
+        token: world.consumerToken,
+      },
+    );
+    return job.body.status !== 'running' ? true : undefined;
+  });
   // acme (alice) provides, globex (bob) consumes: both are "another account" for mallory.
   victim = {
+    recoveryId: recovery.body.id,
     account: 'acme',
     owner: 'acme',
     repo: 'api',
@@ -110,7 +130,14 @@ describe('the cross-tenant matrix of the OpenAPI route table', () => {
         operation.pathParams.map((name) => [name, victimValue(operation, name)]),
       );
       const body = victimBody(operation.body);
-      const response = await h.call(operation.method, fillPath(operation.path, values), {
+      // Required query parameters get a value that passes the schema, so ownership is what answers.
+      const query = new URLSearchParams(
+        operation.queryParams
+          .filter((p) => p.required)
+          .map((p): [string, string] => [p.name, String(sample(p.schema))]),
+      ).toString();
+      const url = fillPath(operation.path, values) + (query ? `?${query}` : '');
+      const response = await h.call(operation.method, url, {
         token: malloryToken,
         ...(body === undefined ? {} : { body }),
       });

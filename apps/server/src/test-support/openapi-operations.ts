@@ -21,7 +21,7 @@ export interface Operation {
   /** The template, e.g. `/api/v1/services/{id}`. */
   path: string;
   pathParams: string[];
-  queryParams: Array<{ name: string; schema: JsonSchema }>;
+  queryParams: Array<{ name: string; schema: JsonSchema; required: boolean }>;
   headerParams: string[];
   /** The JSON request body's schema, when the operation takes one. */
   body: JsonSchema | null;
@@ -34,7 +34,7 @@ interface OpenApiDocument {
     Record<
       string,
       {
-        parameters?: Array<{ in: string; name: string; schema?: JsonSchema }>;
+        parameters?: Array<{ in: string; name: string; required?: boolean; schema?: JsonSchema }>;
         requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
         security?: Array<Record<string, string[]>>;
       }
@@ -53,7 +53,7 @@ export function listOperations(document: unknown): Operation[] {
         pathParams: parameters.filter((p) => p.in === 'path').map((p) => p.name),
         queryParams: parameters
           .filter((p) => p.in === 'query')
-          .map((p) => ({ name: p.name, schema: p.schema ?? {} })),
+          .map((p) => ({ name: p.name, schema: p.schema ?? {}, required: p.required === true })),
         headerParams: parameters.filter((p) => p.in === 'header').map((p) => p.name),
         body: operation.requestBody?.content?.['application/json']?.schema ?? null,
         security: (operation.security ?? []).flatMap((s) => Object.keys(s)),
