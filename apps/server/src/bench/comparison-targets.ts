@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { type Environment, loadStoreConfig } from '../config.js';
 import { freePort } from '../free-port.js';
 import { createSecretBox } from '../security/secret-box.js';
 import { openStore } from '../store/store.js';
-import { type ServerProcess, startServerProcess } from './server-process.js';
+import { procStatusBytes, type ServerProcess, startServerProcess, stopChild } from './server-process.js';
 import { preciseNow } from './webhook-load.js';
 
 /**
@@ -180,24 +180,6 @@ async function startComparisonProcess(kind: 'ceiling' | 'naive', settings: objec
   return child;
 }
 
-function peakRss(pid: number | undefined): number | null {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 export async function startCeiling(): Promise<ComparisonTarget> {
   const port = await freePort();
   const secret = 'bench-ceiling-secret';
@@ -217,7 +199,7 @@ export async function startCeiling(): Promise<ComparisonTarget> {
     arrivals: new Map(),
     consumers: [],
     sim: null,
-    peakRssBytes: () => peakRss(child.pid),
+    peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
     stop: () => stopChild(child),
   };
 }
@@ -249,7 +231,7 @@ export async function startNaiveRouter(consumers: ConsumerSpec[]): Promise<Compa
     arrivals: world.arrivals,
     consumers: consumers.map((c) => `${c.account}/${c.repo}`),
     sim: world.sim,
-    peakRssBytes: () => peakRss(child.pid),
+    peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
     stop: async () => {
       await stopChild(child);
       await world.sim.close();

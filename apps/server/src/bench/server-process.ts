@@ -109,7 +109,8 @@ function watchRequestLog(child: ChildProcess) {
   };
 }
 
-function procStatusBytes(child: ChildProcess, field: string): number | null {
+/** A field of /proc/<pid>/status in bytes (VmHWM: peak RSS; VmRSS: RSS now), or null off Linux. */
+export function procStatusBytes(child: ChildProcess, field: string): number | null {
   try {
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -119,7 +120,8 @@ function procStatusBytes(child: ChildProcess, field: string): number | null {
   }
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryCutoff, RETENTION_MS } from '../domain/retention.js';
-import { deleteOldAuditEntries } from '../store/audit.js';
 import { deleteOldWindows } from '../store/rate-limit-counters.js';
 import { deleteOldReplayRequests } from '../store/replays.js';
 import {
@@ -9,6 +8,7 @@ import {
   deleteExpiredDeliveries,
   deleteExpiredEvents,
   deleteExpiredSessions,
+  deleteOldAuditEntries,
   deleteOldWebhookDeliveries,
   deleteOrphanedMessages,
   deleteRoutedMessages,

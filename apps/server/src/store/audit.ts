@@ -52,21 +52,3 @@ export function listAuditEntries(
   if (page.after) query = query.where('audit_id', '<', page.after[0]!);
   return query.execute();
 }
-
-/** One batch of entries older than `cutoff`, for the retention sweeper. */
-export async function deleteOldAuditEntries(
-  db: Kysely<Database>,
-  cutoff: number,
-  batch: number,
-): Promise<number> {
-  const ids = (
-    await db
-      .selectFrom('audit_entries')
-      .select('audit_id')
-      .where('created_at', '<', cutoff)
-      .limit(batch)
-      .execute()
-  ).map((row) => row.audit_id);
-  if (ids.length > 0) await db.deleteFrom('audit_entries').where('audit_id', 'in', ids).execute();
-  return ids.length;
-}

@@ -154,3 +154,20 @@ export async function deleteExpiredSessions(
   ).map((row) => row.session_hash);
   return deleteKeys(db, 'sessions', 'session_hash', hashes);
 }
+
+/** Audit entries older than `cutoff`: kept as long as delivery records (domain/retention.ts). */
+export async function deleteOldAuditEntries(
+  db: Kysely<Database>,
+  cutoff: number,
+  batch: number,
+): Promise<number> {
+  const ids = (
+    await db
+      .selectFrom('audit_entries')
+      .select('audit_id')
+      .where('created_at', '<', cutoff)
+      .limit(batch)
+      .execute()
+  ).map((row) => row.audit_id);
+  return deleteKeys(db, 'audit_entries', 'audit_id', ids);
+}
