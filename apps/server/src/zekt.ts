@@ -147,7 +147,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     onExhausted: (row, lastFailure) => {
       alerts
         .raise({
-          accountId: Number(row.consumer_account_id),
+          accountId: row.consumer_account_id,
           kind: 'delivery.exhausted',
           subject: row.delivery_id,
           data: {

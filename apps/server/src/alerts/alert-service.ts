@@ -158,7 +158,7 @@ export function createAlertService(options: {
         const kind = healthAlertKind(before, report.health);
         if (kind === null) continue;
         const done = await raise({
-          accountId: Number(connection.consumer_account_id),
+          accountId: connection.consumer_account_id,
           kind,
           subject: connection.subscription_id,
           data: {

@@ -390,13 +390,13 @@ async function measureQueries(options: CompareOptions): Promise<CompareMeasureme
         await seedDeliveryHistory(store, {
           records: options.records,
           now: Date.now(),
-          providerAccountId: Number(first.account_id),
-          providerRepositoryId: Number(first.repository_id),
+          providerAccountId: first.account_id,
+          providerRepositoryId: first.repository_id,
           serviceId: first.service_id,
           subscriptions: subscriptions.map((s) => ({
             subscriptionId: s.subscription_id,
-            consumerAccountId: Number(s.consumer_account_id),
-            consumerRepositoryId: Number(s.consumer_repository_id),
+            consumerAccountId: s.consumer_account_id,
+            consumerRepositoryId: s.consumer_repository_id,
           })),
           progress: (done) => {
             if (done - reported >= 200_000) {

@@ -22,7 +22,7 @@ export async function createTokenForLogin(
       if (!account || account.uninstalled_at !== null) {
         throw new CliError(`no installed account ${input.account}: install the Zekt GitHub App on it first`);
       }
-      await addMembership(trx, user.user_id, Number(account.account_id), 'operator', now);
+      await addMembership(trx, user.user_id, account.account_id, 'operator', now);
       accountLogin = account.login;
     }
     const token = generateApiToken();
@@ -37,7 +37,7 @@ export async function createTokenForLogin(
       trx,
       {
         actor: { userId: null, login: 'zekt token create', tokenId: null },
-        accountIds: (await listMemberAccounts(trx, user.user_id)).map((a) => Number(a.account_id)),
+        accountIds: (await listMemberAccounts(trx, user.user_id)).map((a) => a.account_id),
         action: 'token.create',
         target: { type: 'token', id: tokenId },
         after: { login: user.login, name },

@@ -27,7 +27,7 @@ export async function applyConsumerReport(
   return deps.store.transaction(async (trx) => {
     const first = await getDelivery(trx, deliveryId);
     if (!first) return { outcome: 'missing' };
-    if (usage) await countUsage(trx, Number(first.consumer_account_id), usage, deps.clock.now());
+    if (usage) await countUsage(trx, first.consumer_account_id, usage, deps.clock.now());
     // A concurrent writer can only win a bounded number of times: each win is a state change.
     for (let round = 0; round < 5; round++) {
       const row = round === 0 ? first : await getDelivery(trx, deliveryId);
@@ -35,7 +35,7 @@ export async function applyConsumerReport(
       const now = deps.clock.now();
       const state = {
         status: row.status,
-        confirmedAt: row.confirmed_at === null ? null : Number(row.confirmed_at),
+        confirmedAt: row.confirmed_at,
         confirmationAttempts: row.confirmation_attempts,
       };
       const transition: Transition =

@@ -145,7 +145,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const rate = options.installationDispatchRate ?? 0;
     if (rate <= 0 || row.slot_reserved) return false;
     const slot = await store.transaction((trx) =>
-      reserveDispatchSlot(trx, store.dialect, Number(row.consumer_account_id), now, 60_000 / rate),
+      reserveDispatchSlot(trx, store.dialect, row.consumer_account_id, now, 60_000 / rate),
     );
     if (slot <= now) return false;
     await finish(row, null, {
@@ -320,7 +320,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         awaitStartSince,
       });
       if (ok && calledGitHub) {
-        await countUsage(trx, Number(row.consumer_account_id), 'dispatchApiCalls', clock.now());
+        await countUsage(trx, row.consumer_account_id, 'dispatchApiCalls', clock.now());
       }
       return ok;
     });
@@ -346,7 +346,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     [...inFlightByAccount].filter(([, count]) => count >= perInstallation).map(([account]) => account);
 
   function start(row: DeliveryRow): Promise<void> {
-    const account = Number(row.consumer_account_id);
+    const account = row.consumer_account_id;
     inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
     const task = attempt(row)
       .catch((error: unknown) => {
@@ -384,7 +384,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const kept: DeliveryRow[] = [];
       const returned: string[] = [];
       for (const row of rows) {
-        const account = Number(row.consumer_account_id);
+        const account = row.consumer_account_id;
         const used = slots.get(account) ?? inFlightByAccount.get(account) ?? 0;
         if (used < perInstallation) {
           slots.set(account, used + 1);

@@ -72,7 +72,7 @@ export async function replayOnce(
     return { outcome: 'subscription_inactive', status: subscription?.status ?? null };
   }
   const archive = await getArchive(trx, original.event_id);
-  if (!archive || Number(archive.expires_at) < now) return { outcome: 'archive_expired' };
+  if (!archive || archive.expires_at < now) return { outcome: 'archive_expired' };
   const recent = await recentReplayTimes(trx, original, now - REPLAY_WINDOW_MS);
   if (recent.length >= REPLAY_LIMIT) {
     // Free again when the oldest replay of the window leaves it.
@@ -94,10 +94,10 @@ export async function replayOnce(
         eventId: original.event_id,
         subscriptionId: original.subscription_id,
         serviceId: original.service_id,
-        providerAccountId: Number(original.provider_account_id),
-        providerRepositoryId: Number(original.provider_repository_id),
-        consumerAccountId: Number(original.consumer_account_id),
-        consumerRepositoryId: Number(original.consumer_repository_id),
+        providerAccountId: original.provider_account_id,
+        providerRepositoryId: original.provider_repository_id,
+        consumerAccountId: original.consumer_account_id,
+        consumerRepositoryId: original.consumer_repository_id,
         correlationId: original.correlation_id,
         runAttempt: original.run_attempt,
         eventType: original.event_type,
@@ -117,7 +117,7 @@ export async function replayOnce(
       trx,
       {
         actor: request.actor,
-        accountIds: [Number(original.provider_account_id), Number(original.consumer_account_id)],
+        accountIds: [original.provider_account_id, original.consumer_account_id],
         action: 'delivery.replay',
         target: { type: 'delivery', id: original.delivery_id },
         after: { replayId },

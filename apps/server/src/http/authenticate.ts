@@ -138,5 +138,5 @@ export function memberAccount(caller: Caller, login: string): AccountRow {
 }
 
 export function isMemberOf(caller: Caller, accountId: number): boolean {
-  return caller.accounts.some((a) => Number(a.account_id) === Number(accountId));
+  return caller.accounts.some((a) => a.account_id === accountId);
 }

@@ -24,24 +24,24 @@ import type {
  * they are: these functions decide what a caller sees.
  */
 export const iso = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 /** A time that is always set. */
-export const isoAt = (ms: number): string => new Date(Number(ms)).toISOString();
+export const isoAt = (ms: number): string => new Date(ms).toISOString();
 
 export function accountView(account: AccountRow): AccountView {
   return {
-    id: Number(account.account_id),
+    id: account.account_id,
     login: account.login,
     type: account.type,
-    installationId: account.installation_id === null ? null : Number(account.installation_id),
+    installationId: account.installation_id,
     suspended: account.suspended_at !== null,
   };
 }
 
 export function repositoryView(repository: RepositoryRow): RepositoryView {
   return {
-    id: Number(repository.repository_id),
+    id: repository.repository_id,
     fullName: repository.full_name,
     private: Boolean(repository.private),
     provider: { enabled: Boolean(repository.provider_enabled) },
@@ -55,7 +55,7 @@ export function workflowView(workflow: WorkflowRow): WorkflowView {
     path: workflow.path,
     name: workflow.name,
     whitelisted: Boolean(workflow.whitelisted),
-    blockedCount: Number(workflow.blocked_count),
+    blockedCount: workflow.blocked_count,
     firstSeenAt: iso(workflow.first_seen_at),
     lastSeenAt: iso(workflow.last_seen_at),
   };

@@ -28,7 +28,7 @@ export async function storeCompletionEvent(
   const parsed = parseWorkflowRun(payload);
   if (!parsed.ok) return { outcome: 'malformed', detail: parsed.problem };
   const run = parsed.value;
-  if (run.repositoryId !== Number(hook.repository_id)) {
+  if (run.repositoryId !== hook.repository_id) {
     return {
       outcome: 'forbidden',
       detail: `this hook belongs to repository ${hook.repository_id}, but the payload is about repository ${run.repositoryId}`,
@@ -47,7 +47,7 @@ export async function storeCompletionEvent(
       if (!(await recordWebhookDelivery(trx, delivery, now))) {
         return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
       }
-      const accountId = Number(repository.account_id);
+      const accountId = repository.account_id;
       await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
       await recordWorkflowSeen(
         trx,

@@ -46,9 +46,9 @@ export async function trackConsumerRun(
         'the run name carries no delivery id: set run-name: "zekt ${{ github.event.client_payload.zekt.deliveryId }}"',
     };
   }
-  const repositoryId = Number(hook.repository_id);
+  const repositoryId = hook.repository_id;
   const target = await getDelivery(options.store.db, deliveryId);
-  if (!target || Number(target.consumer_repository_id) !== repositoryId) {
+  if (!target || target.consumer_repository_id !== repositoryId) {
     return { outcome: 'ignored', detail: `${deliveryId} is not a delivery to this repository` };
   }
   if (action === 'requested') {
@@ -62,7 +62,7 @@ export async function trackConsumerRun(
   const fresh = await options.store.transaction(async (trx) => {
     if (!(await recordWebhookDelivery(trx, delivery, now))) return false;
     const repository = await getRepository(trx, repositoryId);
-    if (repository) await countUsage(trx, Number(repository.account_id), 'webhookDeliveriesReceived', now);
+    if (repository) await countUsage(trx, repository.account_id, 'webhookDeliveriesReceived', now);
     return true;
   });
   if (!fresh) return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };

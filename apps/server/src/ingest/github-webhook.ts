@@ -68,7 +68,7 @@ export async function ingestGitHubWebhook(
         // The create call's answer may be lost; the authenticated ping tells us the hook id too.
         await completeHookPlacement(
           options.store.db,
-          Number(source.hook.repository_id),
+          source.hook.repository_id,
           source.hook.role,
           payload.hook_id,
           options.clock.now(),

@@ -121,7 +121,7 @@ export async function receiveMessage(
         trx,
         {
           ...runKey,
-          accountId: Number(repository.account_id),
+          accountId: repository.account_id,
           workflowPath,
           eventType: body.eventType as string,
           payloadJson,
@@ -139,7 +139,7 @@ export async function receiveMessage(
       );
       const event = await lockEventByRunKey(trx, options.store.dialect, runKey);
       if (event && event.route_status !== 'pending') throw new RunAlreadyRouted();
-      await countUsage(trx, Number(repository.account_id), 'messagesReceived', now);
+      await countUsage(trx, repository.account_id, 'messagesReceived', now);
       let wake = false;
       if (event && event.route_after > now) {
         // The event was waiting for this message (grace period): route it now.

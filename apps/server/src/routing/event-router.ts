@@ -61,11 +61,11 @@ export async function routeEvent(
   archiveRetentionMs: number = RETENTION_MS.archives,
 ): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
   const runKey = {
-    repositoryId: Number(event.repository_id),
-    runId: Number(event.run_id),
+    repositoryId: event.repository_id,
+    runId: event.run_id,
     runAttempt: event.run_attempt,
   };
-  const accountId = Number(event.account_id);
+  const accountId = event.account_id;
   const message = await getMessageByRunKey(trx, runKey);
   const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const workflow = await getWorkflow(trx, runKey.repositoryId, event.workflow_path);

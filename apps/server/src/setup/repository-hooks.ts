@@ -61,16 +61,16 @@ export async function switchRepositoryHook(deps: HookDeps, change: HookSwitch): 
       else await removeHook(deps, account, repository, role);
       const flag = role === 'provider' ? 'provider_enabled' : 'completion_enabled';
       // Read again under the lease: another switch may have changed it while this one waited.
-      const was = Boolean((await getRepository(deps.store.db, Number(repository.repository_id)))?.[flag]);
+      const was = Boolean((await getRepository(deps.store.db, repository.repository_id))?.[flag]);
       await deps.store.transaction(async (trx) => {
         const now = deps.clock.now();
-        await setRepositoryFlag(trx, Number(repository.repository_id), flag, enabled, now);
+        await setRepositoryFlag(trx, repository.repository_id, flag, enabled, now);
         if (was === enabled) return;
         await recordAudit(
           trx,
           {
             actor: change.actor,
-            accountIds: [Number(account.account_id)],
+            accountIds: [account.account_id],
             action: role === 'provider' ? 'provider.switch' : 'completion_tracking.switch',
             target: { type: 'repository', id: repository.full_name },
             before: { enabled: was },
@@ -115,7 +115,7 @@ export async function placeHook(
   role: HookRole,
 ) {
   const db = deps.store.db;
-  const repositoryId = Number(repository.repository_id);
+  const repositoryId = repository.repository_id;
   const existing = await getHook(db, repositoryId, role);
   if (existing?.hook_id != null) return;
   const installationId = usableInstallation(account);
@@ -162,17 +162,17 @@ export async function removeHook(
   role: HookRole,
 ) {
   const db = deps.store.db;
-  const repositoryId = Number(repository.repository_id);
+  const repositoryId = repository.repository_id;
   const existing = await getHook(db, repositoryId, role);
   if (!existing) return;
   if (existing.hook_id !== null && account.installation_id !== null) {
     const [owner, repo] = repository.full_name.split('/') as [string, string];
     try {
       await deps.github.deleteRepositoryHook({
-        installationId: Number(account.installation_id),
+        installationId: account.installation_id,
         owner,
         repo,
-        hookId: Number(existing.hook_id),
+        hookId: existing.hook_id,
       });
     } catch (error) {
       throw githubFailure(error, `could not remove the webhook from ${repository.full_name}`);
@@ -194,7 +194,7 @@ function usableInstallation(account: AccountRow): number {
       `the Zekt App installation of ${account.login} is suspended; unsuspend it in GitHub`,
     );
   }
-  return Number(account.installation_id);
+  return account.installation_id;
 }
 
 function githubFailure(error: unknown, what: string): HttpError {

@@ -31,7 +31,7 @@ export async function countOfAccount(
             .where('consumer_account_id', '=', accountId)
             .where('status', '=', 'requested')
             .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return row.n;
 }
 
 /**

@@ -104,7 +104,7 @@ export async function nextAlertDueAt(db: Kysely<Database>): Promise<number | nul
     .select((eb) => eb.fn.min('next_attempt_at').as('due'))
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  return row?.due === null || row?.due === undefined ? null : Number(row.due);
+  return row?.due ?? null;
 }
 
 /** Alerts of these accounts, newest first (keyset on created_at, alert_id). */

@@ -70,12 +70,12 @@ export async function connectionStats(
   for (const row of rows) {
     stats.set(row.subscription_id, {
       ...emptyStats(),
-      total24h: Number(row.total_24h),
-      succeeded24h: Number(row.succeeded_24h),
-      failed24h: Number(row.failed_24h),
-      notStarted24h: Number(row.not_started_24h),
-      total7d: Number(row.total_7d),
-      lastEventAt: row.last_event_at === null ? null : Number(row.last_event_at),
+      total24h: row.total_24h,
+      succeeded24h: row.succeeded_24h,
+      failed24h: row.failed_24h,
+      notStarted24h: row.not_started_24h,
+      total7d: row.total_7d,
+      lastEventAt: row.last_event_at,
     });
   }
   // Pending deliveries of any age: the queue's own index holds only those.
@@ -88,7 +88,7 @@ export async function connectionStats(
     .execute();
   for (const row of pending) {
     const entry = stats.get(row.subscription_id) ?? emptyStats();
-    entry.pending = Number(row.pending);
+    entry.pending = row.pending;
     stats.set(row.subscription_id, entry);
   }
   // The last event of a connection quiet for a week: its newest row, one index probe each.
@@ -104,7 +104,7 @@ export async function connectionStats(
     if (last)
       stats.set(subscriptionId, {
         ...(stats.get(subscriptionId) ?? emptyStats()),
-        lastEventAt: Number(last.dispatched_at),
+        lastEventAt: last.dispatched_at,
       });
   }
   return stats;
@@ -150,8 +150,8 @@ export async function failedAttempts(
     .limit(newest)
     .execute();
   return {
-    counts: new Map(counts.map((row) => [row.error_category ?? 'other', Number(row.n)])),
-    recent: recent.map((row) => ({ ...row, started_at: Number(row.started_at) })),
+    counts: new Map(counts.map((row) => [row.error_category ?? 'other', row.n])),
+    recent,
   };
 }
 
@@ -200,9 +200,9 @@ export async function connectionHistory(
     .groupBy(day)
     .execute();
   return rows.map((row) => ({
-    epochDay: Math.floor(Number(row.epoch_day)),
-    total: Number(row.total),
-    succeeded: Number(row.succeeded),
-    failed: Number(row.failed),
+    epochDay: Math.floor(row.epoch_day),
+    total: row.total,
+    succeeded: row.succeeded,
+    failed: row.failed,
   }));
 }

@@ -234,7 +234,7 @@ export async function nextDeliveryDueAt(
     .where('dispatch_state', '=', 'pending');
   if (skipAccounts.length > 0) query = query.where('consumer_account_id', 'not in', [...skipAccounts]);
   const row = await query.executeTakeFirst();
-  return row?.due == null ? null : Number(row.due);
+  return row?.due ?? null;
 }
 
 /**

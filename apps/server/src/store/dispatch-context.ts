@@ -43,15 +43,15 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
         ? null
         : {
             login: row.login as string,
-            installationId: row.installation_id == null ? null : Number(row.installation_id),
-            uninstalledAt: row.uninstalled_at == null ? null : Number(row.uninstalled_at),
+            installationId: row.installation_id ?? null,
+            uninstalledAt: row.uninstalled_at ?? null,
           },
     repository:
       row?.repository_id == null
         ? null
         : {
             fullName: row.full_name as string,
-            removedAt: row.removed_at == null ? null : Number(row.removed_at),
+            removedAt: row.removed_at ?? null,
           },
     archive:
       row?.archive_event_id == null

@@ -124,5 +124,5 @@ export async function nextEventDueAt(db: Kysely<Database>): Promise<number | nul
     .select((eb) => eb.fn.min('route_after').as('due'))
     .where('route_status', '=', 'pending')
     .executeTakeFirst();
-  return row?.due == null ? null : Number(row.due);
+  return row?.due ?? null;
 }

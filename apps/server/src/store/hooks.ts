@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, NotNull } from 'kysely';
 import type { Database, HookRole, RepositoryHookRow } from './schema.js';
 
 /**
@@ -136,11 +136,12 @@ export async function listPlacedHooks(db: Kysely<Database>): Promise<PlacedHook[
     .where('accounts.installation_id', 'is not', null)
     .where('accounts.uninstalled_at', 'is', null)
     .orderBy('repository_hooks.hook_id')
+    .$narrowType<{ hook_id: NotNull; installation_id: NotNull }>()
     .execute();
   return rows.map((row) => ({
-    hookId: Number(row.hook_id),
+    hookId: row.hook_id,
     role: row.role,
-    installationId: Number(row.installation_id),
+    installationId: row.installation_id,
     fullName: row.full_name,
   }));
 }

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type NotNull, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -49,15 +49,19 @@ export async function flagNotStarted(
     .execute();
   return {
     examined: rows.length,
-    flagged: rows
-      .filter((row) => row.status === 'Dispatched' && row.not_started_at !== null)
-      .map((row) => ({
-        deliveryId: row.delivery_id,
-        subscriptionId: row.subscription_id,
-        consumerAccountId: Number(row.consumer_account_id),
-        eventType: row.event_type,
-        notStartedAt: Number(row.not_started_at),
-      })),
+    flagged: rows.flatMap((row) =>
+      row.status === 'Dispatched' && row.not_started_at !== null
+        ? [
+            {
+              deliveryId: row.delivery_id,
+              subscriptionId: row.subscription_id,
+              consumerAccountId: row.consumer_account_id,
+              eventType: row.event_type,
+              notStartedAt: row.not_started_at,
+            },
+          ]
+        : [],
+    ),
   };
 }
 
@@ -68,7 +72,7 @@ export async function oldestAwaitingStart(db: Kysely<Database>): Promise<number 
     .select((eb) => eb.fn.min('awaiting_start_since').as('since'))
     .where('awaiting_start_since', 'is not', null)
     .executeTakeFirst();
-  return row?.since == null ? null : Number(row.since);
+  return row?.since ?? null;
 }
 
 /**
@@ -113,14 +117,11 @@ export async function notStartedOfConnection(
     .select(['delivery_id', 'attempt_count', 'not_started_at', 'platform_response'])
     .orderBy('not_started_at', 'desc')
     .limit(newest)
+    .$narrowType<{ not_started_at: NotNull }>()
     .execute();
   return {
-    count: counts.reduce((sum, row) => sum + Number(row.n), 0),
+    count: counts.reduce((sum, row) => sum + row.n, 0),
     eventTypes: counts.map((row) => row.event_type).sort(),
-    recent: recent.map((row) => ({
-      ...row,
-      attempt_count: Number(row.attempt_count),
-      not_started_at: Number(row.not_started_at),
-    })),
+    recent,
   };
 }

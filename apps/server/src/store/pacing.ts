@@ -27,5 +27,5 @@ export async function reserveDispatchSlot(
     )
     .returning('next_slot_at')
     .executeTakeFirstOrThrow();
-  return Number(row.next_slot_at) - intervalMs;
+  return row.next_slot_at - intervalMs;
 }

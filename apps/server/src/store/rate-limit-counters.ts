@@ -22,7 +22,7 @@ export async function incrementWindow(
     )
     .returning('count')
     .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return row.count;
 }
 
 /** The highest count among `buckets` in the window (0 when none was counted). */
@@ -38,7 +38,7 @@ export async function highestCount(
     .where('bucket', 'in', buckets)
     .where('window_start', '=', windowStart)
     .execute();
-  return Math.max(0, ...rows.map((row) => Number(row.count)));
+  return Math.max(0, ...rows.map((row) => row.count));
 }
 
 /** Whether any bucket starting with `prefix` (no LIKE wildcards in it) was counted in the window. */

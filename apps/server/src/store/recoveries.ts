@@ -40,11 +40,11 @@ export async function countRecoverable(
 ): Promise<{ total: number; toReplay: number }> {
   const row = await candidates(db, window)
     .select((eb) => [
-      eb.fn.countAll<number | string>().as('total'),
-      eb.fn.count<number | string>('delivery_id').filterWhere('replayed_by', 'is', null).as('to_replay'),
+      eb.fn.countAll<number>().as('total'),
+      eb.fn.count<number>('delivery_id').filterWhere('replayed_by', 'is', null).as('to_replay'),
     ])
     .executeTakeFirst();
-  return { total: Number(row?.total ?? 0), toReplay: Number(row?.to_replay ?? 0) };
+  return { total: row?.total ?? 0, toReplay: row?.to_replay ?? 0 };
 }
 
 /** The next deliveries of a recovery, in id (creation) order after the last one it handled. */
@@ -62,8 +62,8 @@ export function nextRecoverable(
 export function windowOf(recovery: RecoveryRow): RecoveryWindow {
   return {
     subscriptionId: recovery.subscription_id,
-    sinceAt: Number(recovery.since_at),
-    untilAt: Number(recovery.until_at),
+    sinceAt: recovery.since_at,
+    untilAt: recovery.until_at,
     states: recovery.states.split(',') as RecoverableState[],
   };
 }

@@ -78,7 +78,7 @@ export async function markRecovered(db: Kysely<Database>, now: number): Promise<
   return arrived.map((row) => ({
     guid: row.delivery_guid,
     hook: row.hook,
-    githubDeliveryId: Number(row.github_delivery_id),
+    githubDeliveryId: row.github_delivery_id,
     event: row.event,
     action: row.action,
   }));

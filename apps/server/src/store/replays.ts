@@ -53,7 +53,7 @@ export async function recentReplayTimes(
     .where('dispatched_at', '>', since)
     .orderBy('dispatched_at')
     .execute();
-  return rows.map((row) => Number(row.dispatched_at));
+  return rows.map((row) => row.dispatched_at);
 }
 
 /** One batch of idempotency keys older than `cutoff`, for the retention sweeper. */

@@ -98,8 +98,7 @@ export async function deleteOrphanedMessages(
     'message_id',
     rows.map((row) => row.message_id),
   );
-  for (const row of rows)
-    perAccount.set(Number(row.account_id), (perAccount.get(Number(row.account_id)) ?? 0) + 1);
+  for (const row of rows) perAccount.set(row.account_id, (perAccount.get(row.account_id) ?? 0) + 1);
   return perAccount;
 }
 

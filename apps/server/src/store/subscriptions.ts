@@ -146,8 +146,8 @@ export async function routableSubscriptions(
     subscriptionId: row.subscription_id,
     serviceId: row.service_id,
     serviceEventType: row.event_type,
-    consumerAccountId: Number(row.consumer_account_id),
-    consumerRepositoryId: Number(row.consumer_repository_id),
+    consumerAccountId: row.consumer_account_id,
+    consumerRepositoryId: row.consumer_repository_id,
     durable: Boolean(row.durable),
     completionTracking: Boolean(row.completion_enabled),
   }));

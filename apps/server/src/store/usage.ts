@@ -55,13 +55,13 @@ export async function getUsage(
   for (const row of rows) {
     if (!known.has(row.counter)) continue;
     const counter = row.counter as UsageCounter;
-    counters[counter] += Number(row.value);
+    counters[counter] += row.value;
     let day = perDay.get(row.day);
     if (!day) {
       day = emptyUsage();
       perDay.set(row.day, day);
     }
-    day[counter] += Number(row.value);
+    day[counter] += row.value;
   }
   const days = [...perDay].sort(([a], [b]) => a.localeCompare(b)).map(([day, c]) => ({ day, counters: c }));
   return { counters, days };

@@ -161,7 +161,7 @@ export async function refreshGitHubMemberships(
             .where('account_id', 'in', accountIds)
             .where('uninstalled_at', 'is', null)
             .execute()
-        ).map((row) => Number(row.account_id));
+        ).map((row) => row.account_id);
   let stale = db
     .deleteFrom('memberships')
     .where('user_id', '=', userId)

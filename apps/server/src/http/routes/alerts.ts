@@ -29,20 +29,20 @@ export function registerAlertRoutes(api: App, context: Pick<AppContext, 'store'>
       const accounts = request.query.account
         ? [memberAccount(caller, request.query.account)]
         : caller.accounts;
-      const logins = new Map(accounts.map((a) => [Number(a.account_id), a.login]));
+      const logins = new Map(accounts.map((a) => [a.account_id, a.login]));
       const { limit, store } = readPage(request.query, 2);
       const rows = await listAlerts(context.store.db, [...logins.keys()], store);
       const page = pageOf(rows, limit, (row) => [String(row.created_at), row.alert_id]);
       return {
         alerts: page.items.map((row) => ({
           id: row.alert_id,
-          account: logins.get(Number(row.account_id)) ?? '',
+          account: logins.get(row.account_id) ?? '',
           kind: row.kind,
           status: row.status,
-          attempts: Number(row.attempts),
+          attempts: row.attempts,
           lastError: row.last_error,
-          createdAt: new Date(Number(row.created_at)).toISOString(),
-          sentAt: row.sent_at === null ? null : new Date(Number(row.sent_at)).toISOString(),
+          createdAt: new Date(row.created_at).toISOString(),
+          sentAt: row.sent_at === null ? null : new Date(row.sent_at).toISOString(),
           data: (JSON.parse(row.payload) as { data: Record<string, unknown> }).data,
         })),
         nextCursor: page.nextCursor,

@@ -39,7 +39,7 @@ export function registerAuditRoutes(api: App, context: Pick<AppContext, 'store'>
         throw new HttpError('invalid_request', `action must be one of ${AUDIT_ACTIONS.join(', ')}`);
       }
       const accounts = account ? [memberAccount(caller, account)] : caller.accounts;
-      const logins = new Map(accounts.map((a) => [Number(a.account_id), a.login]));
+      const logins = new Map(accounts.map((a) => [a.account_id, a.login]));
       const { limit, store } = readPage(request.query, 1);
       const rows = await listAuditEntries(
         context.store.db,
@@ -48,7 +48,9 @@ export function registerAuditRoutes(api: App, context: Pick<AppContext, 'store'>
       );
       const page = pageOf(rows, limit, (row) => [row.audit_id]);
       return {
-        entries: page.items.map((row) => auditEntryView(row, logins.get(Number(row.account_id)) ?? null)),
+        entries: page.items.map((row) =>
+          auditEntryView(row, row.account_id === null ? null : (logins.get(row.account_id) ?? null)),
+        ),
         nextCursor: page.nextCursor,
       };
     },

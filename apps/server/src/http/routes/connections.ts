@@ -70,14 +70,11 @@ export function registerConnectionRoutes(
     if (
       !subscription ||
       !service ||
-      !(
-        isMemberOf(caller, Number(service.account_id)) ||
-        isMemberOf(caller, Number(subscription.consumer_account_id))
-      )
+      !(isMemberOf(caller, service.account_id) || isMemberOf(caller, subscription.consumer_account_id))
     ) {
       throw new HttpError('connection_not_found', `no connection ${id} that you are a party to`);
     }
-    return { ...subscription, provider_account_id: Number(service.account_id) };
+    return { ...subscription, provider_account_id: service.account_id };
   }
 
   api.get(
@@ -98,7 +95,7 @@ export function registerConnectionRoutes(
       const page = pageOf(
         await listSubscriptions(
           db,
-          caller.accounts.map((a) => Number(a.account_id)),
+          caller.accounts.map((a) => a.account_id),
           { role: request.query.role, page: store },
         ),
         limit,
@@ -117,11 +114,11 @@ export function registerConnectionRoutes(
       const [logins, repositories] = await Promise.all([
         accountLogins(
           db,
-          subscriptions.flatMap((s) => [Number(s.provider_account_id), Number(s.consumer_account_id)]),
+          subscriptions.flatMap((s) => [s.provider_account_id, s.consumer_account_id]),
         ),
         repositoryNames(db, [
-          ...subscriptions.map((s) => Number(s.consumer_repository_id)),
-          ...[...services.values()].map((s) => Number(s.repository_id)),
+          ...subscriptions.map((s) => s.consumer_repository_id),
+          ...[...services.values()].map((s) => s.repository_id),
         ]),
       ]);
       return {
@@ -140,12 +137,12 @@ export function registerConnectionRoutes(
             durable: Boolean(subscription.durable),
             service: { id: service.service_id, slug: service.slug },
             provider: {
-              account: logins.get(Number(service.account_id)) ?? null,
-              repository: repositories.get(Number(service.repository_id)) ?? null,
+              account: logins.get(service.account_id) ?? null,
+              repository: repositories.get(service.repository_id) ?? null,
             },
             consumer: {
-              account: logins.get(Number(subscription.consumer_account_id)) ?? null,
-              repository: repositories.get(Number(subscription.consumer_repository_id)) ?? null,
+              account: logins.get(subscription.consumer_account_id) ?? null,
+              repository: repositories.get(subscription.consumer_repository_id) ?? null,
             },
             health: health.health,
             hasEvents: s.lastEventAt !== null,
@@ -196,7 +193,8 @@ export function registerConnectionRoutes(
     },
     async (request) => {
       const caller = requireCaller(request);
-      const days = request.query.days === undefined ? 14 : Number(request.query.days);
+      // A query parameter arrives as text: parse it here, where its range is checked.
+      const days: number = request.query.days === undefined ? 14 : Number(request.query.days);
       if (!Number.isInteger(days) || days < 1 || days > MAX_HISTORY_DAYS) {
         throw new HttpError('invalid_request', `days must be a whole number from 1 to ${MAX_HISTORY_DAYS}`);
       }
@@ -283,8 +281,8 @@ export function registerConnectionRoutes(
       ]
         .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0))
         .slice(0, RECENT_FAILURES);
-      const logins = await accountLogins(db, [Number(connection.consumer_account_id)]);
-      const names = await repositoryNames(db, [Number(connection.consumer_repository_id)]);
+      const logins = await accountLogins(db, [connection.consumer_account_id]);
+      const names = await repositoryNames(db, [connection.consumer_repository_id]);
       return {
         connectionId: connection.subscription_id,
         health: health.health,
@@ -294,9 +292,8 @@ export function registerConnectionRoutes(
         consumerFailures: await consumerFailures(db, connection.subscription_id, since),
         recentFailures,
         recommendations: recommend({
-          consumerAccount: logins.get(Number(connection.consumer_account_id)) ?? 'the consumer account',
-          consumerRepository:
-            names.get(Number(connection.consumer_repository_id)) ?? 'the consumer repository',
+          consumerAccount: logins.get(connection.consumer_account_id) ?? 'the consumer account',
+          consumerRepository: names.get(connection.consumer_repository_id) ?? 'the consumer repository',
           counts: categories,
           durable: Boolean(connection.durable),
           notStarted: { eventTypes: notStarted.eventTypes, afterMs: context.notStartedAfterMs },

@@ -192,7 +192,7 @@ export function registerConsumerRoutes(
       const allowed =
         delivery !== undefined &&
         (identity.kind === 'oidc'
-          ? Number(delivery.consumer_repository_id) === identity.repositoryId
+          ? delivery.consumer_repository_id === identity.repositoryId
           : context.deliveryTokens.verify(delivery.delivery_id, identity.token));
       if (!delivery || !allowed) {
         refused(request, identity);
@@ -202,7 +202,7 @@ export function registerConsumerRoutes(
         );
       }
       const archive = await getArchive(context.store.db, delivery.event_id);
-      if (!archive || Number(archive.expires_at) < context.clock.now()) {
+      if (!archive || archive.expires_at < context.clock.now()) {
         throw new HttpError(
           'archive_expired',
           'the archived payload of this delivery has expired (archives are kept 90 days)',

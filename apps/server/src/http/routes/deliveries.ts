@@ -30,10 +30,7 @@ export function isParty(
   caller: Caller,
   delivery: Pick<DeliveryRow, 'provider_account_id' | 'consumer_account_id'>,
 ): boolean {
-  return (
-    isMemberOf(caller, Number(delivery.provider_account_id)) ||
-    isMemberOf(caller, Number(delivery.consumer_account_id))
-  );
+  return isMemberOf(caller, delivery.provider_account_id) || isMemberOf(caller, delivery.consumer_account_id);
 }
 
 function parseTime(name: string, value: string | undefined): number | undefined {
@@ -110,7 +107,7 @@ export function registerDeliveryRoutes(
         throw new HttpError('invalid_cursor', 'cursor must be the nextCursor of a previous page');
       }
       const rows = await listDeliveryRecords(db, {
-        accountIds: caller.accounts.map((a) => Number(a.account_id)),
+        accountIds: caller.accounts.map((a) => a.account_id),
         subscriptionId: connection,
         status: status as DeliveryStatus | undefined,
         notStarted: notStarted === 'true',
@@ -168,7 +165,7 @@ export function registerDeliveryRoutes(
     async (request) => {
       const row = await partyRecord(requireCaller(request), request.params.deliveryId);
       const archive = await getArchive(db, row.event_id);
-      if (!archive || Number(archive.expires_at) < context.clock.now()) {
+      if (!archive || archive.expires_at < context.clock.now()) {
         throw new HttpError(
           'archive_expired',
           `the archived payload of ${row.delivery_id} has expired (archives are kept 90 days)`,

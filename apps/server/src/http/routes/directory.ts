@@ -31,7 +31,7 @@ export function registerDirectoryRoutes(api: App, context: Pick<AppContext, 'sto
       const rows = await listDirectory(
         context.store.db,
         {
-          memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
+          memberAccountIds: caller.accounts.map((a) => a.account_id),
           q: request.query.q,
           tag: request.query.tag,
         },

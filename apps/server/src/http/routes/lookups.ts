@@ -19,13 +19,13 @@ export async function memberRepository(
 ): Promise<{ repository: RepositoryRow; account: AccountRow }> {
   const fullName = `${owner}/${repo}`;
   const repository = await getRepositoryByName(db, fullName);
-  if (!repository || repository.removed_at !== null || !isMemberOf(caller, Number(repository.account_id))) {
+  if (!repository || repository.removed_at !== null || !isMemberOf(caller, repository.account_id)) {
     throw new HttpError(
       'repository_not_found',
       `no repository ${fullName} in an installation you are a member of; install the Zekt App on it first`,
     );
   }
-  const account = caller.accounts.find((a) => Number(a.account_id) === Number(repository.account_id))!;
+  const account = caller.accounts.find((a) => a.account_id === repository.account_id)!;
   return { repository, account };
 }
 
@@ -40,7 +40,7 @@ export async function accountLogins(db: Kysely<Database>, ids: number[]): Promis
           .select(['account_id', 'login'])
           .where('account_id', 'in', unique)
           .execute();
-  const logins = new Map(rows.map((row) => [Number(row.account_id), row.login]));
+  const logins = new Map(rows.map((row) => [row.account_id, row.login]));
   for (const id of unique) if (!logins.has(id)) logins.set(id, String(id));
   return logins;
 }
@@ -53,7 +53,7 @@ export async function repositoriesById(
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.selectFrom('repositories').selectAll().where('repository_id', 'in', unique).execute();
-  return new Map(rows.map((row) => [Number(row.repository_id), row]));
+  return new Map(rows.map((row) => [row.repository_id, row]));
 }
 
 /** Repository full names by id. */
@@ -81,23 +81,20 @@ export async function subscriptionViews(
   );
   const all = [...services.values()];
   const [logins, repositories] = await Promise.all([
-    accountLogins(db, [
-      ...all.map((s) => Number(s.account_id)),
-      ...subscriptions.map((s) => Number(s.consumer_account_id)),
-    ]),
+    accountLogins(db, [...all.map((s) => s.account_id), ...subscriptions.map((s) => s.consumer_account_id)]),
     repositoriesById(db, [
-      ...all.map((s) => Number(s.repository_id)),
-      ...subscriptions.map((s) => Number(s.consumer_repository_id)),
+      ...all.map((s) => s.repository_id),
+      ...subscriptions.map((s) => s.consumer_repository_id),
     ]),
   ]);
   return subscriptions.map((subscription) => {
     const service = services.get(subscription.service_id)!;
-    const consumerRepository = repositories.get(Number(subscription.consumer_repository_id));
+    const consumerRepository = repositories.get(subscription.consumer_repository_id);
     return subscriptionView(subscription, {
       service,
-      provider: logins.get(Number(service.account_id)) ?? '',
-      providerRepository: repositories.get(Number(service.repository_id))?.full_name ?? '',
-      consumer: logins.get(Number(subscription.consumer_account_id)) ?? '',
+      provider: logins.get(service.account_id) ?? '',
+      providerRepository: repositories.get(service.repository_id)?.full_name ?? '',
+      consumer: logins.get(subscription.consumer_account_id) ?? '',
       consumerRepository: consumerRepository?.full_name ?? '',
       completionTracking: Boolean(consumerRepository?.completion_enabled),
     });

@@ -19,7 +19,7 @@ export function registerMeRoutes(api: App, context: Pick<AppContext, 'github'>):
       return {
         user: {
           login: caller.user.login,
-          id: caller.user.github_id === null ? null : Number(caller.user.github_id),
+          id: caller.user.github_id,
         },
         accounts: caller.accounts.map(accountView),
         installUrl: await context.github.appInstallUrl(),

@@ -61,16 +61,13 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
     if (
       !subscription ||
       !service ||
-      !(
-        isMemberOf(caller, Number(service.account_id)) ||
-        isMemberOf(caller, Number(subscription.consumer_account_id))
-      )
+      !(isMemberOf(caller, service.account_id) || isMemberOf(caller, subscription.consumer_account_id))
     ) {
       throw new HttpError('connection_not_found', `no connection ${id} that you are a party to`);
     }
     return {
       subscription,
-      accountIds: [Number(service.account_id), Number(subscription.consumer_account_id)],
+      accountIds: [service.account_id, subscription.consumer_account_id],
     };
   }
 
@@ -372,9 +369,9 @@ function recoveryView(row: RecoveryRow) {
     states: window.states,
     since: isoAt(window.sinceAt),
     until: isoAt(window.untilAt),
-    total: Number(row.total),
-    replayed: Number(row.replayed),
-    skipped: Number(row.skipped),
+    total: row.total,
+    replayed: row.replayed,
+    skipped: row.skipped,
     createdAt: isoAt(row.created_at),
     finishedAt: row.finished_at === null ? null : isoAt(row.finished_at),
   };

@@ -51,7 +51,7 @@ export function registerRepositoryRoutes(
     async (request) => {
       const account = memberAccount(requireCaller(request), request.params.account);
       const { limit, store } = readPage(request.query, 1);
-      const rows = await listRepositories(context.store.db, Number(account.account_id), store);
+      const rows = await listRepositories(context.store.db, account.account_id, store);
       const page = pageOf(rows, limit, (row) => [row.full_name]);
       return {
         account: account.login,
@@ -75,7 +75,7 @@ export function registerRepositoryRoutes(
       params.repo,
     );
     await switchRepositoryHook(context, { account, repository, role, enabled, actor: auditActor(caller) });
-    return repositoryView((await getRepository(context.store.db, Number(repository.repository_id)))!);
+    return repositoryView((await getRepository(context.store.db, repository.repository_id))!);
   }
 
   api.put(
@@ -152,7 +152,7 @@ export function registerRepositoryRoutes(
         request.params.repo,
       );
       const { limit, store } = readPage(request.query, 1);
-      const rows = await listWorkflows(context.store.db, Number(repository.repository_id), store);
+      const rows = await listWorkflows(context.store.db, repository.repository_id, store);
       const page = pageOf(rows, limit, (row) => [row.path]);
       return {
         repository: repository.full_name,
@@ -198,7 +198,7 @@ export function registerRepositoryRoutes(
           `${request.params.file} is not a workflow file name: use the file name under .github/workflows, e.g. deploy.yml`,
         );
       }
-      const repositoryId = Number(repository.repository_id);
+      const repositoryId = repository.repository_id;
       const whitelisted = request.body.whitelisted;
       const whitelist = async (db: typeof context.store.db) => {
         const was = Boolean((await getWorkflow(db, repositoryId, path))?.whitelisted);
@@ -209,7 +209,7 @@ export function registerRepositoryRoutes(
           db,
           {
             actor: auditActor(caller),
-            accountIds: [Number(repository.account_id)],
+            accountIds: [repository.account_id],
             action: 'workflow.whitelist',
             target: { type: 'workflow', id: `${repository.full_name}/${path}` },
             before: { whitelisted: was },
@@ -220,7 +220,7 @@ export function registerRepositoryRoutes(
       };
       // Naming a new file adds a workflow: that one counts against the account's cap.
       if (await getWorkflow(context.store.db, repositoryId, path)) await context.store.transaction(whitelist);
-      else await withinAccountCap(context, 'workflows', Number(repository.account_id), whitelist);
+      else await withinAccountCap(context, 'workflows', repository.account_id, whitelist);
       return workflowView((await getWorkflow(context.store.db, repositoryId, path))!);
     },
   );

@@ -42,17 +42,17 @@ export async function serviceViews(db: Kysely<Database>, services: ServiceRow[])
   const [logins, names] = await Promise.all([
     accountLogins(
       db,
-      services.map((s) => Number(s.account_id)),
+      services.map((s) => s.account_id),
     ),
     repositoryNames(
       db,
-      services.map((s) => Number(s.repository_id)),
+      services.map((s) => s.repository_id),
     ),
   ]);
   return services.map((service) =>
     serviceView(service, {
-      provider: logins.get(Number(service.account_id)) ?? '',
-      repository: names.get(Number(service.repository_id)) ?? '',
+      provider: logins.get(service.account_id) ?? '',
+      repository: names.get(service.repository_id) ?? '',
     }),
   );
 }
@@ -104,7 +104,7 @@ export function registerServiceRoutes(
 
   async function ownService(caller: Caller, serviceId: string): Promise<ServiceRow> {
     const service = await getService(db, serviceId);
-    if (!service || !isMemberOf(caller, Number(service.account_id))) {
+    if (!service || !isMemberOf(caller, service.account_id)) {
       throw new HttpError('service_not_found', `no service ${serviceId} of an account you are a member of`);
     }
     return service;
@@ -158,7 +158,7 @@ export function registerServiceRoutes(
       const [owner, repo] = body.repository.split('/');
       if (!owner || !repo) throw new HttpError('invalid_request', 'repository must be owner/repo');
       const { repository } = await memberRepository(db, caller, owner, repo);
-      const accountId = Number(repository.account_id);
+      const accountId = repository.account_id;
       if (!repository.provider_enabled) {
         throw new HttpError(
           'provider_not_enabled',
@@ -172,7 +172,7 @@ export function registerServiceRoutes(
           `${body.workflow} is not a workflow file name such as deploy.yml`,
         );
       }
-      const workflow = await getWorkflow(db, Number(repository.repository_id), workflowPath);
+      const workflow = await getWorkflow(db, repository.repository_id, workflowPath);
       if (!workflow?.whitelisted) {
         throw new HttpError(
           'workflow_not_whitelisted',
@@ -194,7 +194,7 @@ export function registerServiceRoutes(
         };
         const created = await createService(
           trx,
-          { accountId, repositoryId: Number(repository.repository_id), workflowPath, ...fields },
+          { accountId, repositoryId: repository.repository_id, workflowPath, ...fields },
           now,
         );
         await recordAudit(
@@ -232,7 +232,7 @@ export function registerServiceRoutes(
       const caller = requireCaller(request);
       const accountIds = request.query.account
         ? [Number(memberAccount(caller, request.query.account).account_id)]
-        : caller.accounts.map((a) => Number(a.account_id));
+        : caller.accounts.map((a) => a.account_id);
       const { limit, store } = readPage(request.query, 2);
       const page = pageOf(await listServices(db, accountIds, store), limit, (s) => [s.slug, s.service_id]);
       return { services: await views(page.items), nextCursor: page.nextCursor };
@@ -279,7 +279,7 @@ export function registerServiceRoutes(
       const caller = requireCaller(request);
       const service = await ownService(caller, request.params.id);
       const body = request.body;
-      if (body.slug !== undefined) await checkSlug(Number(service.account_id), body.slug, service.service_id);
+      if (body.slug !== undefined) await checkSlug(service.account_id, body.slug, service.service_id);
       if (body.eventType !== undefined) checkEventType(body.eventType);
       const edit = serviceEdit(
         {
@@ -300,7 +300,7 @@ export function registerServiceRoutes(
           trx,
           {
             actor: auditActor(caller),
-            accountIds: [Number(service.account_id)],
+            accountIds: [service.account_id],
             action: edit.action,
             target: { type: 'service', id: service.service_id },
             before: edit.before,

@@ -66,9 +66,8 @@ export function registerSubscriptionRoutes(
   async function visible(caller: Caller, id: string) {
     const subscription = await getSubscription(db, id);
     const service = subscription ? await getService(db, subscription.service_id) : undefined;
-    const asProvider = service !== undefined && isMemberOf(caller, Number(service.account_id));
-    const asConsumer =
-      subscription !== undefined && isMemberOf(caller, Number(subscription.consumer_account_id));
+    const asProvider = service !== undefined && isMemberOf(caller, service.account_id);
+    const asConsumer = subscription !== undefined && isMemberOf(caller, subscription.consumer_account_id);
     if (!subscription || (!asProvider && !asConsumer)) {
       throw new HttpError('subscription_not_found', `no subscription ${id} that you are a party to`);
     }
@@ -101,7 +100,7 @@ export function registerSubscriptionRoutes(
         trx,
         {
           actor: auditActor(caller),
-          accountIds: [Number(service?.account_id), Number(subscription.consumer_account_id)],
+          accountIds: [...(service ? [service.account_id] : []), subscription.consumer_account_id],
           action:
             DECISION_ACTIONS[
               to === 'revoked' && !asProvider ? 'withdrawn' : (to as Exclude<SubscriptionStatus, 'requested'>)
@@ -147,7 +146,7 @@ export function registerSubscriptionRoutes(
     async (request, reply) => {
       const caller = requireCaller(request);
       const [service] = await listDirectory(db, {
-        memberAccountIds: caller.accounts.map((a) => Number(a.account_id)),
+        memberAccountIds: caller.accounts.map((a) => a.account_id),
         serviceId: request.body.serviceId,
       });
       if (!service) {
@@ -160,7 +159,7 @@ export function registerSubscriptionRoutes(
       if (!owner || !repo || rest.length > 0)
         throw new HttpError('invalid_request', 'deliversTo must be owner/repo, e.g. globex/app');
       const { repository } = await memberRepository(db, caller, owner, repo);
-      const consumerAccountId = Number(repository.account_id);
+      const consumerAccountId = repository.account_id;
       const created = await withinAccountCap(context, 'pendingRequests', consumerAccountId, async (trx) => {
         const now = context.clock.now();
         const made = await createSubscription(
@@ -168,7 +167,7 @@ export function registerSubscriptionRoutes(
           {
             serviceId: service.service_id,
             consumerAccountId,
-            consumerRepositoryId: Number(repository.repository_id),
+            consumerRepositoryId: repository.repository_id,
             requestedBy: caller.user.user_id,
           },
           now,
@@ -178,7 +177,7 @@ export function registerSubscriptionRoutes(
           trx,
           {
             actor: auditActor(caller),
-            accountIds: [Number(service.account_id), consumerAccountId],
+            accountIds: [service.account_id, consumerAccountId],
             action: 'subscription.request',
             target: { type: 'subscription', id: made.subscription_id },
             after: { service: service.service_id, deliversTo: repository.full_name, status: made.status },
@@ -213,7 +212,7 @@ export function registerSubscriptionRoutes(
       const { limit, store } = readPage(request.query, 1);
       const rows = await listSubscriptions(
         db,
-        caller.accounts.map((a) => Number(a.account_id)),
+        caller.accounts.map((a) => a.account_id),
         { role: request.query.role, page: store },
       );
       const page = pageOf(rows, limit, (row) => [row.subscription_id]);
@@ -307,7 +306,7 @@ export function registerSubscriptionRoutes(
           'subscription_not_found',
           `no subscription ${request.params.id} delivering to your repositories`,
         );
-      const repository = await getRepository(db, Number(subscription.consumer_repository_id));
+      const repository = await getRepository(db, subscription.consumer_repository_id);
       if (request.body.durable && !repository?.completion_enabled) {
         throw new HttpError(
           'completion_tracking_disabled',
@@ -324,7 +323,7 @@ export function registerSubscriptionRoutes(
           trx,
           {
             actor: auditActor(caller),
-            accountIds: [Number(subscription.consumer_account_id), Number(service?.account_id)],
+            accountIds: [subscription.consumer_account_id, ...(service ? [service.account_id] : [])],
             action: 'subscription.durable',
             target: { type: 'subscription', id: subscription.subscription_id },
             before: { durable: Boolean(subscription.durable) },

@@ -41,12 +41,7 @@ export function registerUsageRoutes(api: App, context: Pick<AppContext, 'store' 
         month,
         usage: await Promise.all(
           accounts.map(async (account) => {
-            const usage = await getUsage(
-              context.store.db,
-              Number(account.account_id),
-              month,
-              context.clock.now(),
-            );
+            const usage = await getUsage(context.store.db, account.account_id, month, context.clock.now());
             return { account: account.login, month, counters: usage.counters, days: usage.days };
           }),
         ),
@@ -68,7 +63,7 @@ export function registerUsageRoutes(api: App, context: Pick<AppContext, 'store' 
     async (request) => {
       const account = memberAccount(requireCaller(request), request.query.account);
       const month = monthOf(request.query.month);
-      const accountId = Number(account.account_id);
+      const accountId = account.account_id;
       const { counters } = await getUsage(context.store.db, accountId, month, context.clock.now());
       const top = await topBlockedWorkflows(context.store.db, accountId, 10);
       const received = counters.eventsReceived;
@@ -85,7 +80,7 @@ export function registerUsageRoutes(api: App, context: Pick<AppContext, 'store' 
           repository: w.full_name,
           workflow: w.path.split('/').pop() ?? w.path,
           name: w.name,
-          blocked: Number(w.blocked_count),
+          blocked: w.blocked_count,
         })),
       };
     },
