@@ -5,6 +5,7 @@ import { useQuery } from './hooks/use-query';
 import { Link, useLocation } from './router';
 import { SessionContext } from './session';
 import { AlertsView } from './views/alerts';
+import { AuditView } from './views/audit';
 import { ConnectionsView } from './views/connections';
 import { ConsumerReposView } from './views/consumer-repos';
 import { DeliveryDetailView } from './views/delivery-detail';
@@ -19,7 +20,7 @@ import { SubscriptionsView } from './views/subscriptions';
 import { UsageView } from './views/usage';
 import { WorkflowsView } from './views/workflows';
 
-/** The navigation, in the seed's words: Provider, Consumer, Directory, My Connections, Usage. */
+/** The navigation, in the seed's words: Provider, Consumer, Directory, My Connections, Usage; then operations. */
 const NAV: Array<{ section?: string; links: Array<[label: string, path: string]> }> = [
   {
     section: 'Provider',
@@ -45,6 +46,7 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
       ['My Connections', '/connections'],
       ['Usage', '/usage'],
       ['Alerts', '/alerts'],
+      ['Audit', '/audit'],
     ],
   },
 ];
@@ -81,6 +83,8 @@ function route(path: string): ReactNode {
       return <UsageView />;
     case '/alerts':
       return <AlertsView />;
+    case '/audit':
+      return <AuditView />;
     default:
       return <NotFoundView />;
   }

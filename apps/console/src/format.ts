@@ -31,3 +31,13 @@ export function counterLabel(name: string): string {
     .replace(/\bapi\b/, 'API');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/**
+ * 32 random hex digits, for Idempotency-Key headers (`crypto.randomUUID` exists only in secure
+ * contexts; this works everywhere).
+ */
+export function randomKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(
+    '',
+  );
+}

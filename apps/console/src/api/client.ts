@@ -91,6 +91,8 @@ export type ConnectionHistory = Answer<'/api/v1/connections/{id}/history', 'get'
 export type Diagnostics = Answer<'/api/connections/{id}/diagnostics', 'get'>;
 export type Usage = Answer<'/api/v1/usage', 'get'>;
 export type Blocked = Answer<'/api/v1/blocked', 'get'>;
+export type AuditEntry = Answer<'/api/v1/audit', 'get'>['entries'][number];
+export type AuditQuery = NonNullable<paths['/api/v1/audit']['get']['parameters']['query']>;
 export type DeliveryQuery = NonNullable<paths['/api/v1/deliveries']['get']['parameters']['query']>;
 
 /** Every page of a list, for the few views that show all of one (repositories of an account). */

@@ -10,7 +10,8 @@ export function Modal(props: {
   onClose: () => void;
   busy?: boolean;
   children: ReactNode;
-  actions: ReactNode;
+  /** The dialog's buttons; a dialog whose body is a form with its own buttons has none here. */
+  actions?: ReactNode;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
@@ -45,7 +46,7 @@ export function Modal(props: {
     >
       <h2 id={titleId}>{props.title}</h2>
       <div className="modal-body">{props.children}</div>
-      <div className="modal-actions">{props.actions}</div>
+      {props.actions ? <div className="modal-actions">{props.actions}</div> : null}
     </dialog>
   );
 }

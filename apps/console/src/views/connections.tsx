@@ -9,6 +9,7 @@ import { formatPercent } from '../format';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
 import { useSession } from '../session';
+import { RecoverButton } from './recovery';
 
 /**
  * My Connections: every connection the user is a party to, with its health (the seed's rule),
@@ -132,6 +133,7 @@ function ConnectionCard({ connection: c }: { connection: Connection }) {
             of {c.service.slug} to {c.consumer.repository}
           </span>
         </Link>
+        {c.status === 'approved' ? <RecoverButton connection={c} /> : null}
       </div>
       {open ? <DiagnosticsDrawer id={drawerId} connectionId={c.id} /> : null}
     </li>

@@ -5,7 +5,7 @@ import { Modal } from '../components/modal';
 import { Page, TableWrap } from '../components/page';
 import { ErrorState, InlineError, Loading, QueryView } from '../components/states';
 import { Time } from '../components/time';
-import { formatDuration, formatTime } from '../format';
+import { formatDuration, formatTime, randomKey } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
@@ -144,13 +144,6 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
       </dl>
       <Replay delivery={d} onReplayed={onReplayed} />
     </section>
-  );
-}
-
-/** 32 random hex digits (`crypto.randomUUID` exists only in secure contexts; this works everywhere). */
-function randomKey(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join(
-    '',
   );
 }
 
