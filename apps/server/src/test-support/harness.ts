@@ -9,7 +9,7 @@ import { type Config, loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
-import { createTestDatabase, TEST_STORE } from './test-database.js';
+import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 export { freePort } from '../free-port.js';
 
@@ -58,7 +58,7 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sim = await createGitHubSimulator({ allowPrivateHookUrls: true, ...options.sim });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
-  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
+  const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({

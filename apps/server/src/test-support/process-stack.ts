@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { freePort } from './harness.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
-import { createTestDatabase, TEST_STORE } from './test-database.js';
+import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 /**
  * What every process-level test starts from: a simulator process whose App webhook points at the
@@ -25,7 +25,7 @@ export async function prepareProcessStack(
   options: { name: string; env?: Record<string, string> },
 ): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), `zekt-${options.name}-`));
-  const database = TEST_STORE === 'postgres' ? await createTestDatabase() : null;
+  const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
   const close = async () => {
     await processes.stopAll();
     await database?.drop();

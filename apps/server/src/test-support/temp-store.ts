@@ -2,15 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../store/store.js';
-import { createTestDatabase, TEST_STORE } from './test-database.js';
+import { createMigratedTestDatabase, createTestDatabase, TEST_STORE } from './test-database.js';
 
 /**
  * A migrated store of the kind under test (TEST_STORE): a SQLite file in a fresh temporary
- * directory, or a fresh PostgreSQL database. `dispose` closes and deletes it.
+ * directory, or a fresh PostgreSQL database, copied from the migrated template unless
+ * `fromScratch` (the tests of the migrations themselves) asks for every migration to run on an
+ * empty one. `dispose` closes and deletes it.
  */
-export async function openTempStore(): Promise<{ store: Store; path: string; dispose(): Promise<void> }> {
+export async function openTempStore(
+  options: { fromScratch?: boolean } = {},
+): Promise<{ store: Store; path: string; dispose(): Promise<void> }> {
   if (TEST_STORE === 'postgres') {
-    const database = await createTestDatabase();
+    const database = options.fromScratch ? await createTestDatabase() : await createMigratedTestDatabase();
     const store = await openStore({ kind: 'postgres', url: database.url, poolSize: 4 });
     await store.migrate();
     return {
