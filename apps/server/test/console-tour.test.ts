@@ -16,7 +16,7 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 
 /**
  * A tour of every view of the console over a world with some history (completed, retried, failed,
- * blocked and waiting deliveries, a request to decide, a second service): each view passes
+ * blocked and waiting deliveries, a request to decide, a second service, an alert, a recovery): each view passes
  * axe-core's WCAG 2.1 A/AA checks with no serious or critical violation, and is photographed.
  * `npm run screenshots` writes the pictures to docs/console/ (docs/console.md shows them);
  * otherwise they go to a temporary folder.
@@ -251,6 +251,32 @@ describe('every view of the console', () => {
     await goTo(page, null, 'Usage');
     await page.getByRole('table', { name: 'Usage of globex' }).waitFor();
     await visit(page, '17-usage');
+    expect(bob.problems).toEqual([]);
+  });
+
+  it('Alerts, Audit, and Recover on a connection with its preview and progress', async () => {
+    const page = bob.page;
+    // The connection's failed and waiting deliveries turned it Critical: an alert for the consumer.
+    await h.zekt.alerts.checkHealth();
+    await goTo(page, null, 'Alerts');
+    await page.getByRole('table', { name: 'Alerts' }).getByText('Connection turned Critical').waitFor();
+    await visit(page, '21-alerts');
+    await goTo(page, null, 'Audit');
+    await page.getByRole('table', { name: 'Audit trail' }).getByText('Durable Delivery switch').waitFor();
+    await visit(page, '22-audit');
+    await goTo(page, null, 'My Connections');
+    const card = page.getByRole('list', { name: 'Connections' }).getByRole('listitem').first();
+    await card.getByRole('button', { name: 'Recover deliveries of acme-deploys to globex/app' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Recover deliveries of acme-deploys to globex/app' });
+    await dialog.getByText('1 delivery would be replayed', { exact: true }).waitFor();
+    await visit(page, '23-recover-dialog');
+    await dialog.getByRole('button', { name: 'Recover 1 delivery' }).click();
+    // The service's worker runs it: the dialog follows it to its end.
+    await dialog.getByText('Done: 1 of 1 handled', { exact: true }).waitFor();
+    await visit(page, '24-recover-progress');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await goTo(page, null, 'Audit');
+    await page.getByRole('table', { name: 'Audit trail' }).getByText('Recovery started').waitFor();
     expect(bob.problems).toEqual([]);
   });
 

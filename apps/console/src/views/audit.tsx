@@ -52,9 +52,19 @@ function changes(entry: AuditEntry): Array<[field: string, text: string]> {
 
 function Target({ entry }: { entry: AuditEntry }) {
   const { type, id } = entry.target;
-  if (type === 'delivery') return <Link to={`/deliveries/${encodeURIComponent(id)}`}>{id}</Link>;
-  if (type === 'service') return <Link to={`/provider/services/${encodeURIComponent(id)}`}>{id}</Link>;
-  return <>{id}</>;
+  if (type === 'delivery')
+    return (
+      <Link className="id" to={`/deliveries/${encodeURIComponent(id)}`}>
+        {id}
+      </Link>
+    );
+  if (type === 'service')
+    return (
+      <Link className="id" to={`/provider/services/${encodeURIComponent(id)}`}>
+        {id}
+      </Link>
+    );
+  return <span className="id">{id}</span>;
 }
 
 /**
@@ -135,7 +145,7 @@ export function AuditView() {
           ) : (
             <>
               <TableWrap label="Audit trail">
-                <table aria-label="Audit trail">
+                <table aria-label="Audit trail" className="audit">
                   <thead>
                     <tr>
                       <th scope="col">When</th>
@@ -149,13 +159,15 @@ export function AuditView() {
                   <tbody>
                     {list.map((entry) => (
                       <tr key={entry.id}>
-                        <td>
+                        <td className="when">
                           <Time iso={entry.at} />
                         </td>
                         <td>
                           {entry.actor.login}
                           {entry.actor.tokenId ? (
-                            <div className="small muted">API token {entry.actor.tokenId}</div>
+                            <div className="small muted" title={entry.actor.tokenId}>
+                              with an API token
+                            </div>
                           ) : null}
                         </td>
                         <td>{ACTIONS[entry.action] ?? entry.action}</td>
@@ -165,7 +177,7 @@ export function AuditView() {
                         <td>
                           <ul className="plain changes">
                             {changes(entry).map(([field, text]) => (
-                              <li key={field}>
+                              <li key={field} className="id">
                                 <span className="muted">{field}:</span> {text}
                               </li>
                             ))}
