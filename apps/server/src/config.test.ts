@@ -102,6 +102,17 @@ describe('console login settings', () => {
     const config = loadConfig({ ...complete, GITHUB_CLIENT_ID: 'Iv23liabc', GITHUB_CLIENT_SECRET: 's' });
     expect(config.github).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
   });
+
+  it("takes the worker's probe port and the optional metrics token", () => {
+    expect(loadConfig(complete).metrics).toEqual({ workerPort: 9464, token: null });
+    expect(
+      loadConfig({ ...complete, ZEKT_METRICS_PORT: '0', ZEKT_METRICS_TOKEN: 'a'.repeat(32) }).metrics,
+    ).toEqual({ workerPort: 0, token: 'a'.repeat(32) });
+    expect(problemsOf({ ...complete, ZEKT_METRICS_PORT: '70000', ZEKT_METRICS_TOKEN: 'short' })).toEqual([
+      'ZEKT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 16): it is all that keeps /metrics from anyone who reaches the port',
+      'ZEKT_METRICS_PORT must be a whole number from 0 to 65535 (got "70000")',
+    ]);
+  });
 });
 
 describe('docs/configuration.md', () => {

@@ -54,6 +54,13 @@ export interface Config {
   alerts: { url: string | null; secret: string | null; dedupWindowMs: number };
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
+  /** `/metrics` and the worker's probe port (docs/operations.md, *Metrics*). */
+  metrics: {
+    /** Port a worker-only process serves `/healthz`, `/readyz` and `/metrics` on (0: any free port). */
+    workerPort: number;
+    /** Bearer token `/metrics` requires; null: open (it names no account and holds no secret). */
+    token: string | null;
+  };
   logLevel: string;
   http: HttpLimits;
   limits: AccountLimits;
@@ -232,6 +239,14 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_MAX_PENDING_REQUESTS_PER_ACCOUNT',
     description: 'subscription requests one consumer account may have waiting (default 100)',
+  },
+  {
+    name: 'ZEKT_METRICS_PORT',
+    description: 'port a --role worker process serves /healthz, /readyz and /metrics on (default 9464)',
+  },
+  {
+    name: 'ZEKT_METRICS_TOKEN',
+    description: 'bearer token /metrics requires (default: none, /metrics is open)',
   },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
@@ -417,6 +432,13 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     );
   }
 
+  const metricsToken = value('ZEKT_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) {
+    problems.push(
+      'ZEKT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 16): it is all that keeps /metrics from anyone who reaches the port',
+    );
+  }
+
   const trustProxy = parseTrustProxy(value('ZEKT_TRUST_PROXY'), problems);
 
   const logLevel = value('LOG_LEVEL') ?? 'info';
@@ -461,6 +483,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, 24 * 3_600_000),
     notStartedAfterMs,
     workerId: value('ZEKT_WORKER_ID') ?? null,
+    metrics: { workerPort: integer('ZEKT_METRICS_PORT', 9464, 0, 65535), token: metricsToken },
     logLevel,
     http: {
       requestTimeoutMs: integer('ZEKT_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -13,6 +13,8 @@ import { createGitHubClient, type GitHubClient } from './github/github-client.js
 import { createGitHubOAuth } from './github/github-oauth.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
+import { buildProbeApp } from './http/probe-app.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createReconciler, type Reconciler } from './reconcile/reconciler.js';
 import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
@@ -21,7 +23,9 @@ import { createSecretBox } from './security/secret-box.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
+import { readQueueStats } from './store/queue-stats.js';
 import { openStore, type Store } from './store/store.js';
+import { storeErrorCategory } from './store/store-errors.js';
 import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';
 
 /** Which parts a process runs (SPEC 2): the HTTP API, the background workers, or both. */
@@ -49,7 +53,12 @@ export interface Zekt {
   readonly reconciler: Reconciler;
   /** Flags durable deliveries whose consumer workflow never started (issue 12 §2). */
   readonly notStarted: NotStartedMonitor;
-  /** Starts listening (api) and the background loops (worker); resolves to the listening URL. */
+  /** This instance's Prometheus registry (`/metrics`). */
+  readonly metrics: PrometheusMetrics;
+  /**
+   * Starts listening and the background loops (worker); resolves to the listening URL: the API's,
+   * or a worker-only process's probe port (`/healthz`, `/readyz`, `/metrics`).
+   */
   start(): Promise<string | null>;
   stop(): Promise<void>;
 }
@@ -107,6 +116,12 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       ? createPostgresNotifier({ db: store.db, url: config.database.url, logger })
       : createLocalNotifier();
 
+  const metrics = createPrometheusMetrics({
+    queueStats: (now) => readQueueStats(store.db, now),
+    now: () => clock.now(),
+  });
+  const stopCountingStoreErrors = store.onError((error) => metrics.storeFailed(storeErrorCategory(error)));
+
   let routerLoop: WorkerLoop | null = null;
   let dispatchLoop: WorkerLoop | null = null;
 
@@ -144,6 +159,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     requestTimeoutMs: config.dispatchTimeoutMs,
     retryScheduleMs: config.retryScheduleMs,
     installationDispatchRate: config.installationDispatchRate,
+    metrics,
     onExhausted: (row, lastFailure) => {
       alerts
         .raise({
@@ -162,7 +178,12 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
         .catch((error: unknown) => logger.error({ err: error }, 'raising an alert failed'));
     },
   });
-  const sweeper = createRetentionSweeper({ store, clock, logger: logger.child({ component: 'retention' }) });
+  const sweeper = createRetentionSweeper({
+    store,
+    clock,
+    logger: logger.child({ component: 'retention' }),
+    metrics,
+  });
   let sweepLoop: WorkerLoop | null = null;
   const reconciler = createReconciler({
     store,
@@ -237,7 +258,20 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     wakeDispatcher: () => notifier.notify('deliveries'),
     http: config.http,
     limits: config.limits,
+    metrics,
+    scrapeMetrics: () => metrics.scrape(),
+    metricsToken: config.metrics.token,
   });
+  // A worker-only process has no API, but is probed and scraped like any other process.
+  const probes =
+    role === 'worker'
+      ? await buildProbeApp({
+          store,
+          logger,
+          scrapeMetrics: () => metrics.scrape(),
+          metricsToken: config.metrics.token,
+        })
+      : null;
 
   if (role !== 'api') {
     routerLoop = createWorkerLoop({
@@ -340,6 +374,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     reconciler,
     notStarted,
     alerts,
+    metrics,
     async start() {
       routerLoop?.start();
       dispatchLoop?.start();
@@ -348,13 +383,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       notStartedLoop?.start();
       alertLoop?.start();
       recoveryLoop?.start();
-      if (role === 'worker') {
+      if (probes) {
         await http.ready();
-        return null;
+        return probes.listen({ host: config.host, port: config.metrics.workerPort });
       }
       return http.listen({ host: config.host, port: config.port });
     },
     async stop() {
+      await probes?.close();
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();
@@ -365,6 +401,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await alertLoop?.stop();
       await recoveryLoop?.stop();
       await notifier.close();
+      stopCountingStoreErrors();
       if (!options.store) await store.close();
     },
   };

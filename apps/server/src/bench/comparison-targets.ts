@@ -322,7 +322,8 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
             servers.push(
               await startServerProcess({
                 cli: CLI,
-                env: { ...env, ZEKT_WORKER_ID: `bench-worker-${servers.length}` },
+                // Workers share this host: each takes a free probe port.
+                env: { ...env, ZEKT_WORKER_ID: `bench-worker-${servers.length}`, ZEKT_METRICS_PORT: '0' },
                 url: zektUrl,
                 role: 'worker',
                 readRequestLog: false,

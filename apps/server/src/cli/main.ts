@@ -110,7 +110,12 @@ async function main(argv: string[]): Promise<number> {
       const { createZekt } = await import('../zekt.js');
       const zekt = await createZekt({ config: loadConfig(env), role });
       const url = await zekt.start();
-      process.stderr.write(`zekt ${role} ${url ? `listening on ${url}` : 'running'}\n`);
+      // Test harnesses and the bench wait for "zekt worker running"; the probe URL follows it.
+      process.stderr.write(
+        role === 'worker'
+          ? `zekt worker running, probes and metrics on ${url}\n`
+          : `zekt ${role} listening on ${url}\n`,
+      );
       await untilSignal();
       await zekt.stop();
       return 0;

@@ -50,7 +50,8 @@ export const COMMANDS: readonly CommandUsage[] = [
         type: 'string',
         value: 'role',
         default: 'all',
-        description: 'api: the HTTP API only; worker: the background workers only; all: both',
+        description:
+          'api: the HTTP API only; worker: the background workers only (/healthz, /readyz and /metrics on ZEKT_METRICS_PORT); all: both',
       },
     ],
     examples: ['zekt serve', 'DATABASE_URL=postgres://… zekt serve --role worker'],

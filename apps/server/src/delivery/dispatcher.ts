@@ -7,6 +7,7 @@ import { awaitsStart } from '../domain/not-started.js';
 import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
+import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import {
   type AttemptRecord,
@@ -50,6 +51,7 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Told when a durable delivery has used its whole retry schedule and failed (an alert). */
   onExhausted?: (row: DeliveryRow, lastFailure: string) => void;
+  metrics?: Pick<Metrics, 'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost'>;
 }
 
 export interface Dispatcher {
@@ -79,12 +81,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock, logger } = options;
   const leaseMs = options.leaseMs ?? 60_000;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
+  const metrics = options.metrics ?? noMetrics;
 
   async function attempt(row: DeliveryRow): Promise<void> {
     const startedAt = clock.now();
     const number = row.attempt_count;
     if (!row.durable && number > 1) {
       // A previous worker died during the only attempt; GitHub may or may not have the dispatch.
+      metrics.leaseLost('reclaimed');
       await finish(row, null, {
         dispatch_state: 'failed',
         status: 'Failed',
@@ -103,6 +107,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const result = await options.github.dispatch({ ...prepared.target, body: prepared.body, timeoutMs });
     if (result.ok) {
       const at = clock.now();
+      // Replays start long after their webhook: they would measure the operator, not Zekt.
+      if (row.replay_of === null && prepared.receivedAt !== null) metrics.endToEnd(at - prepared.receivedAt);
       await finish(
         row,
         {
@@ -147,6 +153,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const slot = await store.transaction((trx) =>
       reserveDispatchSlot(trx, store.dialect, row.consumer_account_id, now, 60_000 / rate),
     );
+    metrics.pacingDelayed(slot - now);
     if (slot <= now) return false;
     await finish(row, null, {
       next_attempt_at: Math.ceil(slot),
@@ -163,9 +170,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         target: { installationId: number; owner: string; repo: string };
         body: ReturnType<typeof buildDispatchBody>['body'];
         byReference: boolean;
+        receivedAt: number | null;
       }
   > {
-    const { subscriptionStatus, account, repository, archive } = await getDispatchContext(
+    const { subscriptionStatus, account, repository, archive, eventReceivedAt } = await getDispatchContext(
       store.db,
       row.delivery_id,
     );
@@ -225,6 +233,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       target: { installationId: account.installationId, owner, repo },
       body: built.body,
       byReference: built.byReference,
+      receivedAt: eventReceivedAt,
     };
   }
 
@@ -311,6 +320,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     calledGitHub = false,
     awaitStartSince?: number,
   ): Promise<void> {
+    if (attemptRecord !== null) {
+      metrics.dispatchAttempted(
+        attemptRecord.outcome === 'accepted' ? null : (attemptRecord.errorCategory as ErrorCategory),
+      );
+    }
     const recorded = await store.transaction(async (trx) => {
       const ok = await recordAttempt(trx, {
         deliveryId: row.delivery_id,
@@ -325,6 +339,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return ok;
     });
     if (!recorded) {
+      metrics.leaseLost('taken_over');
       logger.warn(
         { deliveryId: row.delivery_id },
         'lease lost before the attempt was recorded; another worker owns it',

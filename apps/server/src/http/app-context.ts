@@ -7,6 +7,7 @@ import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
 import type { GitHubOAuth } from '../github/github-oauth.js';
 import type { OidcVerifier } from '../github/oidc-verifier.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Store } from '../store/store.js';
@@ -44,6 +45,12 @@ export interface AppContext {
   http: HttpLimits;
   /** Rate limits and per-account caps. */
   limits: AccountLimits;
+  /** Where ingestion reports what it received and how fast it answered. */
+  metrics: Metrics;
+  /** The Prometheus text `/metrics` answers with. */
+  scrapeMetrics: () => Promise<{ contentType: string; body: string }>;
+  /** Bearer token `/metrics` requires (`ZEKT_METRICS_TOKEN`); null: none. */
+  metricsToken: string | null;
 }
 
 export type App = FastifyInstance<

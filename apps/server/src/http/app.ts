@@ -22,6 +22,7 @@ import { registerDirectoryRoutes } from './routes/directory.js';
 import { registerEventsReceiveRoute } from './routes/events-receive.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerMeRoutes } from './routes/me.js';
+import { registerMetricsRoute } from './routes/metrics.js';
 import { registerRecoveryRoutes } from './routes/recoveries.js';
 import { registerRepositoryRoutes } from './routes/repositories.js';
 import { registerServiceRoutes } from './routes/services.js';
@@ -107,6 +108,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   });
 
   registerHealthRoutes(app, context);
+  registerMetricsRoute(app, context);
   registerWebhookRoute(app, context);
   registerEventsReceiveRoute(app, context);
   registerConsumerRoutes(app, context);

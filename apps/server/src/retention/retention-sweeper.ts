@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryCutoff, RETENTION_MS } from '../domain/retention.js';
+import { type Metrics, noMetrics, type RetentionTable } from '../metrics/metrics.js';
 import { deleteOldWindows } from '../store/rate-limit-counters.js';
 import { deleteOldReplayRequests } from '../store/replays.js';
 import {
@@ -42,6 +43,7 @@ export function createRetentionSweeper(options: {
   clock: Clock;
   logger: Logger;
   batchSize?: number;
+  metrics?: Pick<Metrics, 'retentionDeleted'>;
 }): RetentionSweeper {
   const { store, clock } = options;
   const batch = options.batchSize ?? 500;
@@ -97,9 +99,27 @@ export function createRetentionSweeper(options: {
           deleteOldAuditEntries(trx, expiryCutoff(now, RETENTION_MS.auditEntries), batch),
         ),
       };
+      const metrics = options.metrics ?? noMetrics;
+      for (const [key, rows] of Object.entries(report) as Array<[keyof SweepReport, number]>) {
+        metrics.retentionDeleted(TABLE_OF[key], rows);
+      }
       if (Object.values(report).some((n) => n > 0))
         options.logger.info(report, 'retention sweep removed expired rows');
       return report;
     },
   };
 }
+
+/** The table each part of the sweep deletes from (the metric's label). */
+const TABLE_OF: Record<keyof SweepReport, RetentionTable> = {
+  deliveries: 'deliveries',
+  events: 'events',
+  archives: 'archives',
+  orphanedMessages: 'messages',
+  routedMessages: 'messages',
+  webhookDeliveries: 'webhook_deliveries',
+  sessions: 'sessions',
+  replayRequests: 'replay_requests',
+  rateLimitCounters: 'rate_limit_counters',
+  auditEntries: 'audit_entries',
+};

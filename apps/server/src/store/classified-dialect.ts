@@ -7,24 +7,30 @@ import { classifyDriverError } from './store-errors.js';
  * decided once, by where it came from, never guessed later from a bare `ECONNRESET` that might as
  * well be a client hanging up (issue 10, defect 9).
  */
-export function classifyingDialect(dialect: Dialect): Dialect {
+export function classifyingDialect(dialect: Dialect, onError?: (error: unknown) => void): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => classifyingDriver(dialect.createDriver()),
+    createDriver: () => classifyingDriver(dialect.createDriver(), onError ?? (() => undefined)),
   };
 }
 
 const originals = new WeakMap<DatabaseConnection, DatabaseConnection>();
 
-function classified<T>(work: () => Promise<T>): Promise<T> {
-  return work().catch((error: unknown) => {
-    throw classifyDriverError(error);
-  });
+type Classify = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** Runs a driver call, classifying what it throws and telling `onError` (the store-errors metric). */
+function classifier(onError: (error: unknown) => void): Classify {
+  return (work) =>
+    work().catch((error: unknown) => {
+      const classifiedError = classifyDriverError(error);
+      onError(classifiedError);
+      throw classifiedError;
+    });
 }
 
-function wrapConnection(connection: DatabaseConnection): DatabaseConnection {
+function wrapConnection(connection: DatabaseConnection, classified: Classify): DatabaseConnection {
   const wrapped: DatabaseConnection = {
     executeQuery: <R>(query: Parameters<DatabaseConnection['executeQuery']>[0]): Promise<QueryResult<R>> =>
       classified(() => connection.executeQuery<R>(query)),
@@ -36,10 +42,12 @@ function wrapConnection(connection: DatabaseConnection): DatabaseConnection {
 
 const original = (connection: DatabaseConnection) => originals.get(connection) ?? connection;
 
-function classifyingDriver(driver: Driver): Driver {
+function classifyingDriver(driver: Driver, onError: (error: unknown) => void): Driver {
+  const classified = classifier(onError);
   const wrapped: Driver = {
     init: () => classified(() => driver.init()),
-    acquireConnection: async () => wrapConnection(await classified(() => driver.acquireConnection())),
+    acquireConnection: async () =>
+      wrapConnection(await classified(() => driver.acquireConnection()), classified),
     beginTransaction: (connection, settings) =>
       classified(() => driver.beginTransaction(original(connection), settings)),
     commitTransaction: (connection) => classified(() => driver.commitTransaction(original(connection))),

@@ -11,6 +11,8 @@ export interface DispatchContext {
   account: { login: string; installationId: number | null; uninstalledAt: number | null } | null;
   repository: { fullName: string; removedAt: number | null } | null;
   archive: { summary: string; hasMessage: boolean; payload: string | null } | null;
+  /** When Zekt received the completion webhook of the delivery's event (the end-to-end metric's start). */
+  eventReceivedAt: number | null;
 }
 
 export async function getDispatchContext(db: Kysely<Database>, deliveryId: string): Promise<DispatchContext> {
@@ -20,6 +22,7 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
     .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
     .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
     .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
+    .leftJoin('events as e', 'e.event_id', 'd.event_id')
     .select([
       's.status as subscription_status',
       'a.account_id as account_id',
@@ -33,6 +36,7 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
       'ar.summary as summary',
       'ar.has_message as has_message',
       'ar.payload as payload',
+      'e.received_at as received_at',
     ])
     .where('d.delivery_id', '=', deliveryId)
     .executeTakeFirst();
@@ -61,5 +65,6 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
             hasMessage: Boolean(row.has_message),
             payload: row.payload ?? null,
           },
+    eventReceivedAt: row?.received_at == null ? null : Number(row.received_at),
   };
 }

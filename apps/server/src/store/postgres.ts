@@ -9,6 +9,8 @@ export interface PostgresOptions {
   poolSize?: number;
   /** Sees every statement (SQL and parameters) after it ran: query logging, plan checks. */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Told about every error a statement raised (already classified). */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -44,7 +46,7 @@ export function openPostgres(options: PostgresOptions): {
   });
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
-    dialect: classifyingDialect(new PostgresDialect({ pool })),
+    dialect: classifyingDialect(new PostgresDialect({ pool }), options.onError),
     ...(onQuery ? { log: (event) => onQuery(event.query.sql, event.query.parameters) } : {}),
   });
   return {

@@ -9,6 +9,8 @@ import type { Database } from './schema.js';
 export interface SqliteOptions {
   /** File path; created with its directory when missing. */
   path: string;
+  /** Told about every error a statement raised (already classified). */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -30,7 +32,10 @@ export function openSqlite(options: SqliteOptions): {
   // Another process (the CLI creating a token while the server runs) may hold the write lock briefly.
   native.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({
-    dialect: classifyingDialect(new SqliteDialect({ database: bindBooleansAsIntegers(native) })),
+    dialect: classifyingDialect(
+      new SqliteDialect({ database: bindBooleansAsIntegers(native) }),
+      options.onError,
+    ),
   });
   let wal: Promise<FileHandle> | null = null;
   return {

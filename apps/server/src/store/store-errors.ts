@@ -97,3 +97,13 @@ export function isStoreUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The classes of store errors the operator's metrics count (docs/operations.md, *Metrics*). */
+export type StoreErrorCategory = 'unavailable' | 'rejected_value' | 'unique_violation' | 'other';
+
+export function storeErrorCategory(error: unknown): StoreErrorCategory {
+  if (isStoreUnavailable(error)) return 'unavailable';
+  if (error instanceof StoreRejectedValueError) return 'rejected_value';
+  if (isUniqueViolation(error)) return 'unique_violation';
+  return 'other';
+}

@@ -18,6 +18,11 @@ export interface Store {
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /**
+   * Calls `listener` with every error the database driver raises (classified by store-errors.ts);
+   * returns the function that stops it. The store-errors metric listens here.
+   */
+  onError(listener: (error: unknown) => void): () => void;
 }
 
 export type StoreOptions =
@@ -31,12 +36,16 @@ export type StoreOptions =
 
 /** Opens the store the configuration names: the SQLite file, or the PostgreSQL database. */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const listeners = new Set<(error: unknown) => void>();
+  const onError = (error: unknown) => {
+    for (const listener of listeners) listener(error);
+  };
   if (options.kind === 'postgres') {
-    const { db, close } = openPostgres(options);
-    return createStore(db, 'postgres', close);
+    const { db, close } = openPostgres({ ...options, onError });
+    return createStore(db, 'postgres', close, undefined, listeners);
   }
-  const { db, close, syncWal } = openSqlite({ path: options.path });
-  return createStore(db, 'sqlite', close, { syncWal });
+  const { db, close, syncWal } = openSqlite({ path: options.path, onError });
+  return createStore(db, 'sqlite', close, { syncWal }, listeners);
 }
 
 export function createStore(
@@ -44,6 +53,7 @@ export function createStore(
   dialect: SqlDialect,
   close: () => Promise<void>,
   sqlite?: { syncWal(): Promise<void> },
+  errorListeners: Set<(error: unknown) => void> = new Set(),
 ): Store {
   // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
   const group = sqlite ? createGroupCommit(db, sqlite.syncWal) : null;
@@ -66,6 +76,10 @@ export function createStore(
     async close() {
       await group?.drain();
       await close();
+    },
+    onError(listener) {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
     },
   };
 }

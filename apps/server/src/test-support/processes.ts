@@ -77,19 +77,28 @@ export class ProcessGroup {
     return child;
   }
 
-  /** Starts `zekt serve --role worker` and waits until its loops run (a worker has no HTTP port). */
+  /** Starts `zekt serve --role worker` and waits until its loops run. */
   async startWorker(env: Record<string, string>): Promise<ChildProcess> {
-    const child = this.start([serverCli, 'serve', '--role', 'worker'], env);
+    return (await this.startProbedWorker(env)).child;
+  }
+
+  /**
+   * Starts `zekt serve --role worker` (its probe port a free one unless `ZEKT_METRICS_PORT` is
+   * given) and resolves with the URL it serves `/healthz`, `/readyz` and `/metrics` on.
+   */
+  async startProbedWorker(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+    const child = this.start([serverCli, 'serve', '--role', 'worker'], { ZEKT_METRICS_PORT: '0', ...env });
     child.stdout?.resume();
-    await new Promise<void>((resolve, reject) => {
+    const url = await new Promise<string>((resolve, reject) => {
       let stderr = '';
       child.stderr!.on('data', (chunk) => {
         stderr += chunk;
-        if (stderr.includes('zekt worker running')) resolve();
+        const started = /zekt worker running, probes and metrics on (\S+)/.exec(stderr);
+        if (started) resolve(started[1]!);
       });
       child.once('exit', (code) => reject(new Error(`zekt worker exited with ${code}: ${stderr}`)));
     });
-    return child;
+    return { child, url };
   }
 
   /** Runs a `zekt` command to completion and returns its standard output. */

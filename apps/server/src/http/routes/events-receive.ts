@@ -33,13 +33,16 @@ const MessageBodySchema = Type.Object(
 
 export function registerEventsReceiveRoute(
   app: App,
-  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter'>,
+  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter' | 'metrics'>,
 ): void {
   const claimsOf = new WeakMap<object, ActionsClaims>();
   app.post(
     '/api/events/receive',
     {
       bodyLimit: BODY_LIMIT_BYTES,
+      onResponse: async (_request, reply) => {
+        context.metrics.ingestAnswered('message', reply.elapsedTime);
+      },
       // The token is checked before the body (up to 2 MB) is read: strangers' bodies are never buffered.
       onRequest: async (request) => {
         claimsOf.set(request, await verifyActionsToken(context, bearerToken(request.headers.authorization)));

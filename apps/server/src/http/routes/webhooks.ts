@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ingestGitHubWebhook } from '../../ingest/github-webhook.js';
 import { createHookSecrets } from '../../ingest/hook-secrets.js';
 import type { WebhookOutcome } from '../../ingest/webhook-types.js';
+import type { WebhookMetricOutcome } from '../../metrics/metrics.js';
 import { BODY_PROBLEMS, problems, WebhookAnswerSchema } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { HttpError, sendProblem } from '../problem.js';
@@ -26,8 +27,12 @@ export function registerWebhookRoute(
     | 'logger'
     | 'wakeRouter'
     | 'wakeDispatcher'
+    | 'metrics'
   >,
 ): void {
+  // What each answered request was, for the counter; requests refused before the handler ran
+  // (too large, too slow, store down) are not in it and count as rejected or error.
+  const outcomes = new WeakMap<object, WebhookMetricOutcome>();
   const hookSecrets = createHookSecrets({ store: context.store, secretBox: context.secretBox });
   app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -45,8 +50,15 @@ export function registerWebhookRoute(
         // An unsigned webhook is refused from its headers, before its body (up to 25 MB) is read.
         onRequest: async (request) => {
           if (request.headers['x-hub-signature-256'] === undefined) {
+            outcomes.set(request, 'bad_signature');
             throw new HttpError('invalid_signature', UNSIGNED_DETAIL);
           }
+        },
+        onResponse: async (request, reply) => {
+          context.metrics.webhookReceived(
+            outcomes.get(request) ?? (reply.statusCode >= 500 ? 'error' : 'rejected'),
+          );
+          context.metrics.ingestAnswered('webhook', reply.elapsedTime);
         },
         schema: {
           summary: 'GitHub webhook receiver (App webhook and the repository hooks Zekt places)',
@@ -95,11 +107,25 @@ export function registerWebhookRoute(
             rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
           },
         );
+        outcomes.set(request, METRIC_OUTCOME[outcome.outcome]);
         return answer(reply, outcome);
       },
     );
   });
 }
+
+const METRIC_OUTCOME: Record<WebhookOutcome['outcome'], WebhookMetricOutcome> = {
+  unauthorized: 'bad_signature',
+  unsupported: 'unsupported',
+  malformed: 'malformed',
+  too_deep: 'malformed',
+  forbidden: 'forbidden',
+  duplicate: 'duplicate',
+  pong: 'pong',
+  applied: 'applied',
+  ignored: 'ignored',
+  accepted: 'accepted',
+};
 
 function answer(reply: FastifyReply, outcome: WebhookOutcome): FastifyReply {
   switch (outcome.outcome) {

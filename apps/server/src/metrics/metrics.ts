@@ -1,0 +1,88 @@
+import type { ErrorCategory } from '../domain/error-category.js';
+import type { StoreErrorCategory } from '../store/store-errors.js';
+
+export type { StoreErrorCategory };
+
+/**
+ * What the components report to the operator's metrics (docs/operations.md, *Metrics*). The
+ * components see only this interface, never prom-client: the composition root gives them the
+ * Prometheus implementation (prometheus.ts), tests that build a component alone get `noMetrics`.
+ * Every method is cheap enough for the hot path: no label lookup, no allocation.
+ */
+export interface Metrics {
+  /** A request to `/webhooks/github` was answered (or refused) with this outcome. */
+  webhookReceived(outcome: WebhookMetricOutcome): void;
+  /** From the request's first byte to the answer written, for the two ingestion endpoints. */
+  ingestAnswered(endpoint: IngestEndpoint, milliseconds: number): void;
+  /** A dispatch attempt ended: accepted by GitHub (null) or failed with this category. */
+  dispatchAttempted(category: ErrorCategory | null): void;
+  /** GitHub accepted the first dispatch of an event this long after Zekt received its webhook. */
+  endToEnd(milliseconds: number): void;
+  /** Pacing held a dispatch back this long (0: its installation's slot was free). */
+  pacingDelayed(milliseconds: number): void;
+  /** A worker lost a delivery's lease (see `LeaseLoss`). */
+  leaseLost(kind: LeaseLoss): void;
+  /** The retention sweeper deleted this many rows of a table. */
+  retentionDeleted(table: RetentionTable, rows: number): void;
+  /** The store refused or failed a statement. */
+  storeFailed(category: StoreErrorCategory): void;
+}
+
+export const WEBHOOK_METRIC_OUTCOMES = [
+  'accepted',
+  'duplicate',
+  'ignored',
+  'applied',
+  'pong',
+  'bad_signature',
+  'unsupported',
+  'malformed',
+  'forbidden',
+  /** Refused before it was read: too large, too slow, body budget exhausted. */
+  'rejected',
+  /** The store did not answer (503) or Zekt failed (500). */
+  'error',
+] as const;
+export type WebhookMetricOutcome = (typeof WEBHOOK_METRIC_OUTCOMES)[number];
+
+export type IngestEndpoint = 'webhook' | 'message';
+
+/**
+ * `taken_over`: the worker came back from GitHub and found another worker owned the delivery (its
+ * lease had expired meanwhile), so its record was refused. `reclaimed`: a worker claimed a
+ * non-durable delivery whose previous owner's lease expired during its only attempt.
+ */
+export type LeaseLoss = 'taken_over' | 'reclaimed';
+
+export const RETENTION_TABLES = [
+  'deliveries',
+  'events',
+  'archives',
+  'messages',
+  'webhook_deliveries',
+  'sessions',
+  'replay_requests',
+  'rate_limit_counters',
+  'audit_entries',
+] as const;
+export type RetentionTable = (typeof RETENTION_TABLES)[number];
+
+/** store/store-errors.ts's classes: the database unreachable, a value refused, anything else. */
+export const STORE_ERROR_CATEGORIES: readonly StoreErrorCategory[] = [
+  'unavailable',
+  'rejected_value',
+  'unique_violation',
+  'other',
+];
+
+/** For components built without the composition root (unit tests): reports nowhere. */
+export const noMetrics: Metrics = {
+  webhookReceived() {},
+  ingestAnswered() {},
+  dispatchAttempted() {},
+  endToEnd() {},
+  pacingDelayed() {},
+  leaseLost() {},
+  retentionDeleted() {},
+  storeFailed() {},
+};
