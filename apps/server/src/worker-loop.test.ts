@@ -17,17 +17,38 @@ function loop(work: () => Promise<number>) {
   });
 }
 
+/** Work that counts its passes; `reached(n)` resolves once the n-th pass has run. */
+function countedWork() {
+  let passes = 0;
+  let waiting: Array<{ passes: number; resolve: () => void }> = [];
+  return {
+    passes: () => passes,
+    work: async () => {
+      passes++;
+      for (const waiter of waiting.filter((w) => passes >= w.passes)) waiter.resolve();
+      waiting = waiting.filter((w) => passes < w.passes);
+      return 0;
+    },
+    reached: (count: number) =>
+      new Promise<void>((resolve) =>
+        passes >= count ? resolve() : waiting.push({ passes: count, resolve }),
+      ),
+  };
+}
+
+// The loop goes idle (into its poll wait) in the microtasks after a pass; one turn of the event
+// loop later it is there, however loaded the machine is.
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('worker loop', () => {
   it('stops while idle, without waiting for the poll interval', async () => {
-    let passes = 0;
-    const worker = loop(async () => {
-      passes++;
-      return 0;
-    });
+    const counted = countedWork();
+    const worker = loop(counted.work);
     worker.start();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await counted.reached(1);
+    await settle();
     await worker.stop();
-    expect(passes).toBe(1);
+    expect(counted.passes()).toBe(1);
   });
 
   it('stops when asked during a pass: the pass finishes, no wait starts after it', async () => {
@@ -48,16 +69,15 @@ describe('worker loop', () => {
   });
 
   it('wakes for work between polls', async () => {
-    let passes = 0;
-    const worker = loop(async () => {
-      passes++;
-      return 0;
-    });
+    const counted = countedWork();
+    const worker = loop(counted.work);
     worker.start();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await counted.reached(1);
+    await settle();
+    // Without the wake the second pass would come after the hour's poll interval: the test times out.
     worker.wake();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await counted.reached(2);
     await worker.stop();
-    expect(passes).toBe(2);
+    expect(counted.passes()).toBe(2);
   });
 });

@@ -163,16 +163,32 @@ describe('durable dispatch retries', () => {
     const runId = Number(
       (await h.zekt.store.db.selectFrom('events').select('run_id').executeTakeFirstOrThrow()).run_id,
     );
-    await h.sim.suspend({ forMs: 500 });
+    await h.sim.suspend();
     // The re-run's webhook still reaches Zekt (GitHub sends it); Zekt cannot reach GitHub back.
     await h.sim.rerunWorkflow('acme/api', runId);
-    const record = await eventually(async () => {
+    const rerun = async () => {
       const list = await h.call('GET', '/api/v1/deliveries?status=Dispatched', {
         token: world.providerToken,
       });
-      const replay = list.body.deliveries.find(
+      return list.body.deliveries.find(
         (d: { provider: { runAttempt: number } }) => d.provider.runAttempt === 2,
       );
+    };
+    // GitHub comes back once Zekt has tried and failed, however long that took on this machine
+    // (a fixed suspension raced the router under load: the first attempt could come after it).
+    await eventually(async () => {
+      const replay = await rerun();
+      if (!replay) return undefined;
+      const detail = await h.call('GET', `/api/v1/deliveries/${replay.deliveryId}`, {
+        token: world.providerToken,
+      });
+      return detail.body.attempts.some((a: { category: string | null }) => a.category === 'network')
+        ? true
+        : undefined;
+    }, 20_000);
+    await h.sim.resume();
+    const record = await eventually(async () => {
+      const replay = await rerun();
       return replay?.dispatch.state === 'accepted' ? replay : undefined;
     }, 20_000);
     const detail = await h.call('GET', `/api/v1/deliveries/${record.deliveryId}`, {
