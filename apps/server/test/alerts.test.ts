@@ -57,6 +57,7 @@ describe('alerts', () => {
     receiver = await startAlertReceiver();
     clock = createManualClock(Date.now());
     h = await startHarness({
+      transport: 'inject',
       clock,
       env: {
         ZEKT_ALERT_URL: receiver.url,
@@ -205,6 +206,7 @@ describe('alerts about deliveries not started', () => {
     const receiver = await startAlertReceiver();
     const clock = createManualClock(Date.now());
     const h = await startHarness({
+      transport: 'inject',
       clock,
       env: { ZEKT_ALERT_URL: receiver.url, ZEKT_ALERT_SECRET: secret, ZEKT_RECONCILE_INTERVAL_MS: '0' },
     });

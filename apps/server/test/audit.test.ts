@@ -41,7 +41,7 @@ describe('audit trail', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ transport: 'inject' });
     world = await setUpWorld(h);
     await h.sim.createInstallation({
       account: { login: 'initech', type: 'Organization' },

@@ -30,7 +30,7 @@ describe('durable delivery', () => {
   beforeEach(async () => {
     clock = createManualClock(Date.now());
     // The manual clock never reaches a paced slot by itself: pacing has its own test.
-    h = await startHarness({ clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
+    h = await startHarness({ transport: 'inject', clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
     world = await setUpWorld(h);
     const tracking = await h.call('PUT', '/api/v1/repositories/globex/app/completion-tracking', {
       token: world.consumerToken,

@@ -9,7 +9,7 @@ describe('management API', () => {
   let orgOnlyServiceId: string;
   let deliveryId: string;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ transport: 'inject' });
     world = await setUpWorld(h);
     await h.sim.createInstallation({
       account: { login: 'initech', type: 'Organization' },
@@ -371,7 +371,7 @@ describe('management API', () => {
 
 describe('placing hooks on github.com', () => {
   it('explains that GitHub refuses hook URLs it cannot reach', async () => {
-    const h = await startHarness({ sim: { allowPrivateHookUrls: false } });
+    const h = await startHarness({ transport: 'inject', sim: { allowPrivateHookUrls: false } });
     try {
       await h.sim.createInstallation({
         account: { login: 'acme', type: 'Organization' },

@@ -7,7 +7,7 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 describe('message ingestion', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ transport: 'inject' });
     await setUpWorld(h);
   });
   afterAll(async () => {

@@ -16,7 +16,7 @@ describe('never-started deliveries', () => {
   let clock: ManualClock;
   beforeEach(async () => {
     clock = createManualClock(Date.now());
-    h = await startHarness({ clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
+    h = await startHarness({ transport: 'inject', clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
     world = await setUpWorld(h);
     await makeDurable(h, world);
   });

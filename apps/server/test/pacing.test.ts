@@ -8,7 +8,7 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 describe('per-installation pacing', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ env: { ZEKT_INSTALLATION_DISPATCH_RATE: '20' } });
+    h = await startHarness({ transport: 'inject', env: { ZEKT_INSTALLATION_DISPATCH_RATE: '20' } });
   });
   afterAll(async () => {
     await h.close();

@@ -11,7 +11,7 @@ describe('routing pipeline', () => {
   let h: Harness;
   let world: World;
   beforeEach(async () => {
-    h = await startHarness();
+    h = await startHarness({ transport: 'inject' });
     world = await setUpWorld(h);
   });
   afterEach(async () => {
@@ -190,7 +190,7 @@ describe('routing pipeline', () => {
 
 describe('grace period for late messages', () => {
   it('holds a completed run until its message arrives, then routes it at once', async () => {
-    const h = await startHarness({ messageGraceMs: 60_000 });
+    const h = await startHarness({ transport: 'inject', messageGraceMs: 60_000 });
     try {
       await setUpWorld(h);
       const result = await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });

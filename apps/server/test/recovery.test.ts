@@ -36,7 +36,10 @@ describe('bulk recovery', () => {
     h.zekt.store.db.selectFrom('deliveries').selectAll().orderBy('delivery_id').execute();
 
   beforeAll(async () => {
-    h = await startHarness({ env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
+    h = await startHarness({
+      transport: 'inject',
+      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+    });
     world = await setUpWorld(h);
     await h.sim.createInstallation({
       account: { login: 'initech', type: 'Organization' },
@@ -272,6 +275,7 @@ describe('bulk recovery of deliveries not started', () => {
   it('replays the durable deliveries no workflow started for, and leaves the failed ones to states=failed', async () => {
     const clock = createManualClock(Date.now());
     const h = await startHarness({
+      transport: 'inject',
       clock,
       env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
     });

@@ -17,6 +17,7 @@ describe('durable dispatch retries', () => {
   let world: World;
   beforeEach(async () => {
     h = await startHarness({
+      transport: 'inject',
       env: {
         ZEKT_RETRY_SCHEDULE: SCHEDULE,
         ZEKT_DISPATCH_TIMEOUT_MS: '400',

@@ -12,6 +12,7 @@ describe('a consumer whose GitHub is slow', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
+      transport: 'inject',
       env: {
         ZEKT_INSTALLATION_DISPATCH_RATE: '0',
         // A small pool makes the point: the slow installation may fill only its share of it.

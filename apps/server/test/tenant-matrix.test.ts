@@ -23,7 +23,7 @@ let victim: Record<string, string>;
 let operations: Operation[];
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
   await h.sim.createInstallation({
     account: { login: 'initech', type: 'Organization' },

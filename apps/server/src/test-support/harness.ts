@@ -49,6 +49,13 @@ export interface HarnessOptions {
   rewriteDatabaseUrl?: (url: string) => string;
   /** Where the service logs (default: silent, or ZEKT_TEST_LOG's level). */
   logger?: Logger;
+  /**
+   * How `call` reaches the API: `'socket'` (default) over loopback HTTP like any client, or
+   * `'inject'` through Fastify's `inject()`, the same routes, hooks and serialisation without a
+   * socket, for suites about what the API answers rather than how HTTP carries it. The service
+   * listens either way (the simulator's webhooks arrive over the socket).
+   */
+  transport?: 'socket' | 'inject';
 }
 
 /**
@@ -85,23 +92,37 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   sim.setAppWebhookUrl(`${url}/webhooks/github`);
 
   const call: Harness['call'] = async (method, path, callOptions = {}) => {
+    const headers = {
+      ...(callOptions.token ? { authorization: `Bearer ${callOptions.token}` } : {}),
+      ...(callOptions.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...callOptions.headers,
+    };
+    const payload = callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body);
+    if (options.transport === 'inject') {
+      const response = await zekt.http.inject({
+        method: method as 'GET',
+        url: path,
+        // The Host a loopback client would send, so nothing the service derives from it differs.
+        headers: { host: new URL(url).host, ...headers },
+        ...(payload === undefined ? {} : { payload }),
+      });
+      const contentType = response.headers['content-type'];
+      return {
+        status: response.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : '',
+        body: parseBody(response.body),
+      };
+    }
     const response = await fetch(url + path, {
       method,
-      headers: {
-        ...(callOptions.token ? { authorization: `Bearer ${callOptions.token}` } : {}),
-        ...(callOptions.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...callOptions.headers,
-      },
-      ...(callOptions.body === undefined ? {} : { body: JSON.stringify(callOptions.body) }),
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
     });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body };
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? '',
+      body: parseBody(await response.text()),
+    };
   };
 
   return {
@@ -118,6 +139,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return text; // not JSON: keep the text
+  }
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

@@ -10,6 +10,7 @@ let h: Harness;
 let world: World;
 beforeAll(async () => {
   h = await startHarness({
+    transport: 'inject',
     env: {
       ZEKT_MAX_SERVICES_PER_ACCOUNT: '3',
       ZEKT_MAX_WORKFLOWS_PER_ACCOUNT: '4',

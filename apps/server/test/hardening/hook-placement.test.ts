@@ -11,7 +11,7 @@ let h: Harness;
 let alice: string;
 
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   await h.sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
     repositories: ['api'],

@@ -14,7 +14,7 @@ let deliveryId: string;
 
 beforeEach(async () => {
   clock = createManualClock(Date.now());
-  h = await startHarness({ clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
+  h = await startHarness({ transport: 'inject', clock, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
   world = await setUpWorld(h);
   await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
   const dispatch = await eventually(() => h.sim.dispatches({ repository: 'globex/app' })[0]);
@@ -97,7 +97,12 @@ describe('replay', () => {
 describe('dispatch', () => {
   it('does not send a pending delivery whose subscription was revoked meanwhile', async () => {
     await h.close();
-    h = await startHarness({ clock, workers: false, env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' } });
+    h = await startHarness({
+      transport: 'inject',
+      clock,
+      workers: false,
+      env: { ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+    });
     world = await setUpWorld(h);
     await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     expect(await h.zekt.router.routeDue()).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import { OAuthBrowser } from '../../src/test-support/oauth-browser.js';
  */
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   await h.sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
     repositories: ['api'],
