@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from 'zekt-github-sim';
+import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 import type { JsonBody } from '../src/test-support/processes.js';
@@ -8,17 +9,24 @@ import type { JsonBody } from '../src/test-support/processes.js';
  * Durable dispatch against GitHub's failure modes (SPEC 4): the simulator answers the first
  * attempts with faults; every attempt is recorded with its category, GitHub's own wait instructions
  * are honoured, 404/422 are not retried, and an exhausted schedule fails the delivery.
- * The schedule is shortened through configuration so nothing waits minutes.
+ * Zekt's clock is a manual one that the tests move to each delivery's next attempt, so the
+ * schedule's waits and GitHub's Retry-After pass without being waited out, and an unreachable
+ * GitHub gets exactly the attempts the test lets it have.
  */
 const SCHEDULE = '0ms,100ms,150ms,200ms,250ms,300ms,300ms,300ms';
 
 describe('durable dispatch retries', () => {
   let h: Harness;
   let world: World;
+  let clock: ManualClock;
   beforeEach(async () => {
+    clock = createManualClock(Date.now());
     h = await startHarness({
       transport: 'inject',
+      clock,
       env: {
+        // The dispatcher notices a clock move at its next poll.
+        ZEKT_POLL_INTERVAL_MS: '20',
         ZEKT_RETRY_SCHEDULE: SCHEDULE,
         ZEKT_DISPATCH_TIMEOUT_MS: '400',
         ZEKT_LEASE_MS: '5000',
@@ -33,17 +41,39 @@ describe('durable dispatch retries', () => {
 
   const faultDispatches = (faults: Fault[], repeat = false) =>
     h.sim.injectFaults({ method: 'POST', path: '/repos/globex/app/dispatches', faults, repeat });
+  /**
+   * Moves the clock to the earliest next attempt of a pending delivery, once no attempt is in
+   * flight (a lease is never outrun), then checks.
+   */
+  const onClock =
+    <T>(check: () => Promise<T | undefined>) =>
+    async (): Promise<T | undefined> => {
+      const pending = await h.zekt.store.db
+        .selectFrom('deliveries')
+        .select(['next_attempt_at', 'lease_expires_at'])
+        .where('dispatch_state', '=', 'pending')
+        .execute();
+      const now = clock.now();
+      if (!pending.some((row) => row.lease_expires_at !== null && row.lease_expires_at > now)) {
+        const next = Math.min(...pending.map((row) => row.next_attempt_at ?? Number.POSITIVE_INFINITY));
+        if (Number.isFinite(next) && next > now) clock.set(next);
+      }
+      return check();
+    };
   async function settled(): Promise<JsonBody> {
     await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     const row = await eventually(() =>
       h.zekt.store.db.selectFrom('deliveries').select(['delivery_id', 'dispatch_state']).executeTakeFirst(),
     );
-    return eventually(async () => {
-      const response = await h.call('GET', `/api/v1/deliveries/${row.delivery_id}`, {
-        token: world.providerToken,
-      });
-      return response.body.dispatch.state === 'pending' ? undefined : response.body;
-    }, 20_000);
+    return eventually(
+      onClock(async () => {
+        const response = await h.call('GET', `/api/v1/deliveries/${row.delivery_id}`, {
+          token: world.providerToken,
+        });
+        return response.body.dispatch.state === 'pending' ? undefined : response.body;
+      }),
+      20_000,
+    );
   }
 
   it('keeps trying through 503, 429 + Retry-After, timeouts, resets and secondary rate limits until GitHub accepts', async () => {
@@ -175,8 +205,9 @@ describe('durable dispatch retries', () => {
         (d: { provider: { runAttempt: number } }) => d.provider.runAttempt === 2,
       );
     };
-    // GitHub comes back once Zekt has tried and failed, however long that took on this machine
-    // (a fixed suspension raced the router under load: the first attempt could come after it).
+    // GitHub comes back once Zekt has tried and failed, however long that took on this machine (a
+    // fixed 500 ms suspension raced the router under load). The clock stands still meanwhile, so
+    // no retry comes due while GitHub is away; moving it then lets the next attempt through.
     await eventually(async () => {
       const replay = await rerun();
       if (!replay) return undefined;
@@ -188,10 +219,13 @@ describe('durable dispatch retries', () => {
         : undefined;
     }, 20_000);
     await h.sim.resume();
-    const record = await eventually(async () => {
-      const replay = await rerun();
-      return replay?.dispatch.state === 'accepted' ? replay : undefined;
-    }, 20_000);
+    const record = await eventually(
+      onClock(async () => {
+        const replay = await rerun();
+        return replay?.dispatch.state === 'accepted' ? replay : undefined;
+      }),
+      20_000,
+    );
     const detail = await h.call('GET', `/api/v1/deliveries/${record.deliveryId}`, {
       token: world.providerToken,
     });
