@@ -88,6 +88,9 @@ describe('Prometheus metrics', () => {
     expect(sampleValue(textA, 'zekt_end_to_end_latency_seconds_bucket', { le: '1' })).toBe(0);
     expect(sampleValue(textA, 'zekt_ingest_latency_seconds_count', { endpoint: 'message' })).toBe(1);
     expect(sampleValue(textA, 'zekt_ingest_latency_seconds_count', { endpoint: 'webhook' })).toBe(0);
+    // The runtime's metrics come once per scrape, from the process, beside the instance's own.
+    expect(textA.samples.filter((s) => s.name === 'process_cpu_user_seconds_total')).toHaveLength(1);
+    expect(textB.types.get('nodejs_heap_size_used_bytes')).toBe('gauge');
     // Without a store to read, no queue gauges.
     expect(textA.samples.some((s) => s.name === 'zekt_queue_depth')).toBe(false);
     expect(await register.metrics()).not.toContain('zekt_');

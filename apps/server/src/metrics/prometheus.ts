@@ -15,8 +15,8 @@ import {
 
 /**
  * The Prometheus side of `Metrics`: one registry per Zekt instance (tests run several in one
- * process, so the global default registry is never used), the process's default metrics, and the
- * queue gauges read from the store when scraped. docs/operations.md lists every metric.
+ * process, so the global default registry is never used), the process's runtime metrics beside
+ * it, and the queue gauges read from the store when scraped. docs/operations.md lists every metric.
  *
  * No label names an account, an installation, a repository or a delivery: a label per tenant
  * would grow without bound with the deployment (every series is kept by Prometheus) and would
@@ -41,7 +41,6 @@ const SECONDS = 1000;
 
 export function createPrometheusMetrics(options: PrometheusMetricsOptions): PrometheusMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
   const webhooks = new Counter({
@@ -163,7 +162,8 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   return {
     registry,
     async scrape() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      const [runtime, own] = await Promise.all([processRegistry().metrics(), registry.metrics()]);
+      return { contentType: registry.contentType, body: `${runtime}\n${own}` };
     },
     webhookReceived(outcome: WebhookMetricOutcome) {
       webhookChildren[outcome].inc();
@@ -190,6 +190,22 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
       storeChildren[category].inc();
     },
   };
+}
+
+let runtimeRegistry: Registry | null = null;
+
+/**
+ * The process's runtime metrics (CPU, memory, event-loop lag, GC) on a registry of their own, made
+ * once per process: they describe the process, not an instance, and each collection keeps an
+ * event-loop monitor and a GC observer alive for good, so one per instance would pile up in tests
+ * that build many.
+ */
+function processRegistry(): Registry {
+  if (runtimeRegistry === null) {
+    runtimeRegistry = new Registry();
+    collectDefaultMetrics({ register: runtimeRegistry });
+  }
+  return runtimeRegistry;
 }
 
 /** Label children made once, so an event increments an object it already has. */
