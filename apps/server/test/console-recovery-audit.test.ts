@@ -150,6 +150,8 @@ describe('Recover and Audit', () => {
     expect(await seriousViolations(bob.page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Recover 2 deliveries' }).click();
     await dialog.getByText('0 of 2 handled', { exact: true }).waitFor();
+    // The pressed button is gone: the focus moved to the progress that replaced it.
+    await dialog.locator('section[aria-label="Recovery progress"]:focus').waitFor();
     expect(await dialog.getByRole('button', { name: 'Cancel recovery' }).isEnabled()).toBe(true);
     const started = await h.call('GET', `/api/v1/connections/${world.subscriptionId}/recoveries`, {
       token: world.providerToken,
@@ -183,6 +185,7 @@ describe('Recover and Audit', () => {
     // Another failure; a second recovery is started and cancelled before any worker takes it.
     const [third] = await outage(1);
     await dialog.getByRole('button', { name: 'New recovery' }).click();
+    await dialog.locator('input[type="checkbox"]:focus').waitFor();
     await dialog
       .getByText('1 delivery would be replayed (of 3 in the window; 2 replayed already)', { exact: false })
       .waitFor();

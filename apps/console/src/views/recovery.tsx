@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { type RefObject, useEffect, useRef, useState } from 'react';
 import { type Answer, api, type Connection, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
 import { Modal } from '../components/modal';
@@ -33,6 +33,25 @@ const PROGRESS_POLL_MS = 1000;
 function localInput(at: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+}
+
+/**
+ * The dialog swaps the form for the progress (and back): the button that was pressed is gone, so the
+ * focus would fall to the page. It goes to the part that replaced it instead.
+ */
+function useFocusWhenLost(ref: RefObject<HTMLElement | null>, ready: boolean): void {
+  useEffect(() => {
+    const element = ref.current;
+    if (!ready || !element) return;
+    const dialog = element.closest('dialog');
+    const focused = document.activeElement;
+    // Lost: on the page, or (Chrome's fix-up for a removed element in a modal) on the dialog itself.
+    if (!dialog?.open || (focused !== dialog && dialog.contains(focused))) return;
+    const target = element.hasAttribute('tabindex')
+      ? element
+      : element.querySelector<HTMLElement>('input, button');
+    target?.focus();
+  }, [ref, ready]);
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -171,11 +190,14 @@ function StartForm({
   });
   const toReplay = preview.data?.toReplay ?? 0;
   const ready = !problem && !preview.loading && !preview.error && toReplay > 0;
+  const form = useRef<HTMLFormElement>(null);
+  useFocusWhenLost(form, true);
   const toggle = (value: string, on: boolean) =>
     setStates((current) => (on ? [...current, value] : current.filter((s) => s !== value)));
 
   return (
     <form
+      ref={form}
       className="form recover-form"
       onSubmit={(event) => {
         event.preventDefault();
@@ -295,7 +317,9 @@ function Progress({
       onBusy(false);
     }
   });
+  const panel = useRef<HTMLElement>(null);
   const r = read.data && cancelled && read.data.status === 'running' ? cancelled : (read.data ?? cancelled);
+  useFocusWhenLost(panel, r !== null);
   if (!r) {
     return read.error ? (
       <InlineError error={read.error} />
@@ -308,7 +332,7 @@ function Progress({
   const handled = r.replayed + r.skipped;
   const status = STATUS[r.status];
   return (
-    <div className="recovery-progress">
+    <section className="recovery-progress" ref={panel} tabIndex={-1} aria-label="Recovery progress">
       <p>
         <Badge tone={status.tone}>{status.label}</Badge>{' '}
         <span className="muted small">
@@ -365,6 +389,6 @@ function Progress({
           Close
         </button>
       </div>
-    </div>
+    </section>
   );
 }
