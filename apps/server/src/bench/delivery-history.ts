@@ -82,6 +82,7 @@ export async function seedDeliveryHistory(
         attempts.push({
           attempt_id: newId('att', at),
           delivery_id: deliveryId,
+          subscription_id: sub.subscriptionId,
           number: 1,
           started_at: at,
           duration_ms: 120,

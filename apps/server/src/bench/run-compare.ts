@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { loadStoreConfig } from '../config.js';
 import { openStore } from '../store/store.js';
 import {
@@ -120,10 +121,29 @@ export interface CompareOptions {
   records: number;
   /** Where the chart goes (null: not written). */
   chartPath: string | null;
+  /** Run only these parts (COMPARE_PARTS; undefined: all of them). */
+  only?: readonly ComparePart[] | undefined;
   progress: (line: string) => void;
 }
 
 const COMPARE_RATE = COMPARE_TARGETS.e2eP99AtRate.rate;
+
+/**
+ * The parts of the comparison, for `--only`: each target, and each scenario. On a shared machine one
+ * scenario at a time is what can be re-run after a change; a partial run's ratios to targets it
+ * did not run print as not measured.
+ */
+export const COMPARE_PARTS = [
+  'ceiling',
+  'naive',
+  'nondurable',
+  'durable',
+  'postgres',
+  'isolation',
+  'scale-out',
+  'queries',
+] as const;
+export type ComparePart = (typeof COMPARE_PARTS)[number];
 
 /** Warms a target up (JIT, connections, installation tokens), then measures it. */
 async function measureTarget(
@@ -189,27 +209,31 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     ? options.rates
     : [...options.rates, COMPARE_RATE].sort((a, b) => a - b);
   const opts = { ...options, rates };
+  const runs = (part: ComparePart) => options.only === undefined || options.only.includes(part);
   const figures: TargetFigures[] = [];
-  figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
-  figures.push(
-    await withTarget(
-      () => startNaiveRouter([FAST_CONSUMER]),
-      (t) => measureTarget('naive', t, opts),
-    ),
-  );
-  figures.push(
-    await withTarget(
-      () => startZekt({ name: 'Zekt, non-durable (SQLite)', consumers: [FAST_CONSUMER], durable: false }),
-      (t) => measureTarget('zekt-nondurable-sqlite', t, opts),
-    ),
-  );
-  figures.push(
-    await withTarget(
-      () => startZekt({ name: 'Zekt, durable (SQLite)', consumers: [FAST_CONSUMER], durable: true }),
-      (t) => measureTarget(DURABLE_KEY, t, opts),
-    ),
-  );
-  if (options.databaseUrl) {
+  if (runs('ceiling')) figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
+  if (runs('naive'))
+    figures.push(
+      await withTarget(
+        () => startNaiveRouter([FAST_CONSUMER]),
+        (t) => measureTarget('naive', t, opts),
+      ),
+    );
+  if (runs('nondurable'))
+    figures.push(
+      await withTarget(
+        () => startZekt({ name: 'Zekt, non-durable (SQLite)', consumers: [FAST_CONSUMER], durable: false }),
+        (t) => measureTarget('zekt-nondurable-sqlite', t, opts),
+      ),
+    );
+  if (runs('durable'))
+    figures.push(
+      await withTarget(
+        () => startZekt({ name: 'Zekt, durable (SQLite)', consumers: [FAST_CONSUMER], durable: true }),
+        (t) => measureTarget(DURABLE_KEY, t, opts),
+      ),
+    );
+  if (options.databaseUrl && runs('postgres')) {
     figures.push(
       await withTarget(
         () =>
@@ -223,13 +247,27 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       ),
     );
   }
-  const isolation = await measureIsolation(options);
-  const scaling = options.databaseUrl ? await measureScaling(options.databaseUrl, options) : null;
-  const queries = options.records > 0 ? await measureQueries(options) : null;
+  const isolation = runs('isolation') ? await measureIsolation(options) : null;
+  const scaling =
+    options.databaseUrl && runs('scale-out') ? await measureScaling(options.databaseUrl, options) : null;
+  let queries: CompareMeasurements['queries'] = null;
+  if (options.records > 0 && runs('queries')) {
+    // On each store: the access paths differ, and so do their plans.
+    const stores = [
+      { label: 'SQLite', databaseUrl: undefined },
+      ...(options.databaseUrl ? [{ label: 'PostgreSQL', databaseUrl: options.databaseUrl }] : []),
+    ];
+    const results = [];
+    for (const store of stores) {
+      const measured = await measureQueries(options, store);
+      results.push(...measured.results);
+    }
+    queries = { records: options.records, results };
+  }
   const report = judgeCompare({
     events: options.events,
     connections: options.connections,
-    bodyBytes: (figures[0] as TargetFigures & { bodyBytes?: number }).bodyBytes ?? 0,
+    bodyBytes: (figures[0] as (TargetFigures & { bodyBytes?: number }) | undefined)?.bodyBytes ?? 0,
     targets: figures.map(({ bodyBytes: _b, ...rest }: TargetFigures & { bodyBytes?: number }) => rest),
     isolation,
     scaling,
@@ -359,7 +397,10 @@ async function measureScaling(
 }
 
 /** Delivery status, connections (health) and diagnostics over the API, with a year of history in the store. */
-async function measureQueries(options: CompareOptions): Promise<CompareMeasurements['queries']> {
+async function measureQueries(
+  options: CompareOptions,
+  on: { label: string; databaseUrl: string | undefined },
+): Promise<NonNullable<CompareMeasurements['queries']>> {
   const { progress } = options;
   const consumers: ConsumerSpec[] = Array.from({ length: 10 }, (_, i) => ({
     account: `reader${i + 1}`,
@@ -367,7 +408,13 @@ async function measureQueries(options: CompareOptions): Promise<CompareMeasureme
     user: `reader-user${i + 1}`,
   }));
   return withTarget(
-    () => startZekt({ name: 'Zekt with a year of history', consumers, durable: true }),
+    () =>
+      startZekt({
+        name: `Zekt with a year of history (${on.label})`,
+        consumers,
+        durable: true,
+        databaseUrl: on.databaseUrl,
+      }),
     async (target) => {
       const store = await openStore(loadStoreConfig(target.env));
       try {
@@ -385,7 +432,7 @@ async function measureQueries(options: CompareOptions): Promise<CompareMeasureme
           .execute();
         const first = subscriptions[0];
         if (!first) throw new Error('the query scenario has no subscriptions');
-        progress(`queries: writing ${options.records.toLocaleString('en')} delivery records…`);
+        progress(`queries (${on.label}): writing ${options.records.toLocaleString('en')} delivery records…`);
         let reported = 0;
         await seedDeliveryHistory(store, {
           records: options.records,
@@ -405,6 +452,9 @@ async function measureQueries(options: CompareOptions): Promise<CompareMeasureme
             }
           },
         });
+        // A year-old PostgreSQL database has planner statistics (autovacuum analyzes a table as it
+        // grows); one loaded in a minute has none until autovacuum gets to it, and plans blind.
+        if (store.dialect === 'postgres') await sql`analyze`.execute(store.db);
       } finally {
         await store.close();
       }
@@ -431,8 +481,9 @@ async function measureQueries(options: CompareOptions): Promise<CompareMeasureme
         const samples: number[] = [];
         for (let i = 0; i < 100; i++) samples.push(Math.round((await get(query.path)) * 10) / 10);
         const latency = summarizeLatencies(samples);
-        progress(`  ${query.name}: p50 ${latency.p50} ms, p99 ${latency.p99} ms`);
-        results.push({ name: query.name, latency });
+        const name = on.databaseUrl ? `${query.name} (${on.label})` : query.name;
+        progress(`  ${name}: p50 ${latency.p50} ms, p99 ${latency.p99} ms`);
+        results.push({ name, latency });
       }
       return { records: options.records, results };
     },

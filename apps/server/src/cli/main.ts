@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import type { ComparePart } from '../bench/run-compare.js';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import type { Role } from '../zekt.js';
@@ -71,7 +72,15 @@ async function runCompareCommand(args: string[]): Promise<number> {
     .split(',')
     .map((rate) => positiveInteger('--rates', rate.trim(), 100_000));
   const records = values.string('records');
-  const { runCompare } = await import('../bench/run-compare.js');
+  const { runCompare, COMPARE_PARTS } = await import('../bench/run-compare.js');
+  const onlyValue = values.string('only');
+  const only = onlyValue?.split(',').map((part) => part.trim());
+  const unknownPart = only?.find((part) => !(COMPARE_PARTS as readonly string[]).includes(part));
+  if (unknownPart !== undefined)
+    throw usageError(
+      usageOf('bench --compare'),
+      `--only takes ${COMPARE_PARTS.join(', ')} (got ${unknownPart})`,
+    );
   const { formatCompareReport } = await import('../bench/compare-report.js');
   const report = await runCompare({
     events: positiveInteger('--events', values.string('events'), 1_000_000),
@@ -80,6 +89,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
     records: records === '0' ? 0 : positiveInteger('--records', records, 100_000_000),
     databaseUrl: values.string('database-url'),
     chartPath: values.string('chart') ?? null,
+    only: only as ComparePart[] | undefined,
     progress: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(

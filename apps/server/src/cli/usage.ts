@@ -273,9 +273,19 @@ export const COMMANDS: readonly CommandUsage[] = [
         value: 'file.svg',
         description: 'write an SVG chart of the latencies',
       },
+      {
+        name: 'only',
+        type: 'string',
+        value: 'list',
+        description:
+          'run only these parts: ceiling, naive, nondurable, durable, postgres, isolation, scale-out, queries',
+      },
       { name: 'json', type: 'boolean', description: 'print the report as JSON' },
     ],
-    examples: ['zekt bench --compare --chart docs/bench.svg'],
+    examples: [
+      'zekt bench --compare --chart docs/bench.svg',
+      'zekt bench --compare --only queries --database-url postgres://localhost/zekt_bench',
+    ],
   },
 ];
 

@@ -126,10 +126,12 @@ export async function failedAttempts(
   since: number,
   newest: number,
 ): Promise<{ counts: Map<string, number>; recent: FailedAttempt[] }> {
+  // From the attempts' own time, through (subscription, outcome, started_at): the window's failures
+  // only, however many years of attempts the connection has (a delivery may be attempted long
+  // after it was created, so the deliveries' time could not bound this).
   const base = db
     .selectFrom('delivery_attempts as a')
-    .innerJoin('deliveries as d', 'd.delivery_id', 'a.delivery_id')
-    .where('d.subscription_id', '=', subscriptionId)
+    .where('a.subscription_id', '=', subscriptionId)
     .where('a.outcome', '=', 'failed')
     .where('a.started_at', '>=', since);
   const counts = await base
@@ -165,7 +167,8 @@ export async function consumerFailures(
     .selectFrom('deliveries')
     .select(sql<number>`count(*)`.as('n'))
     .where('subscription_id', '=', subscriptionId)
-    .where('consumer_conclusion', '=', 'failure')
+    // A literal, so the planner can prove the partial index deliveries_consumer_failure applies.
+    .where('consumer_conclusion', '=', sql.lit('failure'))
     .where('dispatched_at', '>=', since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);

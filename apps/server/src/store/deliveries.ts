@@ -162,7 +162,7 @@ export async function recordAttempt(
   },
 ): Promise<boolean> {
   const since = input.awaitStartSince;
-  const result = await db
+  const updated = await db
     .updateTable('deliveries')
     .set({
       ...input.update,
@@ -178,8 +178,9 @@ export async function recordAttempt(
     })
     .where('delivery_id', '=', input.deliveryId)
     .where('lease_owner', '=', input.owner)
+    .returning('subscription_id')
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return false;
+  if (!updated) return false;
   if (input.attempt) {
     const a = input.attempt;
     await db
@@ -187,6 +188,7 @@ export async function recordAttempt(
       .values({
         attempt_id: newId('att', a.startedAt),
         delivery_id: input.deliveryId,
+        subscription_id: updated.subscription_id,
         number: a.number,
         started_at: a.startedAt,
         duration_ms: a.durationMs,

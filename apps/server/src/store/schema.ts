@@ -230,6 +230,8 @@ export interface DeliveriesTable {
 export interface DeliveryAttemptsTable {
   attempt_id: string;
   delivery_id: string;
+  /** The delivery's connection, so diagnostics read a connection's attempts by time (migration 0008). */
+  subscription_id: string;
   number: number;
   started_at: Timestamp;
   duration_ms: number;

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionStats, failedAttempts } from '../../src/store/connection-stats.js';
+import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
 import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { takeDueEvent } from '../../src/store/events.js';
+import { notStartedOfConnection } from '../../src/store/not-started.js';
 import {
   deleteExpiredArchives,
   deleteExpiredDeliveries,
@@ -94,13 +95,29 @@ describe('query plans on PostgreSQL', () => {
     expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now))).toContain(
       'deliveries_subscription_dispatched',
     );
-    const diagnostics = await indexesUsed(
-      () => failedAttempts(store.db, 'sub_1', now - 1000, 10),
-      /order by/,
-    );
-    expect(diagnostics).toEqual(
-      expect.arrayContaining(['deliveries_subscription_dispatched', 'delivery_attempts_number']),
-    );
+  });
+
+  it("reads a connection's failed attempts from the window's attempts, never its deliveries", async () => {
+    // Both of diagnostics' statements (counts per category and the newest few) start from the
+    // attempts of that connection in the window and touch no delivery: with years of history, the
+    // join from the connection's deliveries read every attempt they ever had (issue 11).
+    for (const pick of [/group by/, /order by/]) {
+      const used = await indexesUsed(() => failedAttempts(store.db, 'sub_1', now - 1000, 10), pick);
+      expect(used).toEqual(['delivery_attempts_subscription']);
+      const statement = captured.find((q) => pick.test(q.sql));
+      expect(statement?.sql).not.toMatch(/"deliveries"/);
+    }
+  });
+
+  it("counts a connection's never-started deliveries and its consumer's failures from partial indexes", async () => {
+    for (const pick of [/group by/, /order by/]) {
+      expect(
+        await indexesUsed(() => notStartedOfConnection(store.db, 'sub_1', now - 1000, 10), pick),
+      ).toEqual(['deliveries_not_started']);
+    }
+    expect(await indexesUsed(() => consumerFailures(store.db, 'sub_1', now - 1000))).toEqual([
+      'deliveries_consumer_failure',
+    ]);
   });
 
   it('finds expired rows for the retention sweeper through indexes', async () => {

@@ -7,6 +7,7 @@ import * as m0004 from './0004-hardening.js';
 import * as m0005 from './0005-not-started.js';
 import * as m0006 from './0006-audit-and-recovery.js';
 import * as m0007 from './0007-reconcile-and-alerts.js';
+import * as m0008 from './0008-attempt-connection.js';
 
 interface ZektMigration {
   // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0005-not-started': m0005,
   '0006-audit-and-recovery': m0006,
   '0007-reconcile-and-alerts': m0007,
+  '0008-attempt-connection': m0008,
 };
 
 /**

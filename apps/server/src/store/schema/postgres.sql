@@ -130,10 +130,12 @@ table deliveries (
 );
 CREATE INDEX deliveries_awaiting_start ON public.deliveries USING btree (awaiting_start_since) WHERE (awaiting_start_since IS NOT NULL);
 CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consumer_account_id, delivery_id);
+CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
 CREATE INDEX deliveries_correlation ON public.deliveries USING btree (correlation_id, consumer_repository_id);
 CREATE INDEX deliveries_dispatched ON public.deliveries USING btree (dispatched_at);
 CREATE INDEX deliveries_due ON public.deliveries USING btree (dispatch_state, next_attempt_at);
 CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
+CREATE INDEX deliveries_not_started ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (not_started_at IS NOT NULL);
 CREATE UNIQUE INDEX deliveries_pkey ON public.deliveries USING btree (delivery_id);
 CREATE INDEX deliveries_provider_account ON public.deliveries USING btree (provider_account_id, delivery_id);
 CREATE INDEX deliveries_subscription_dispatched ON public.deliveries USING btree (subscription_id, dispatched_at);
@@ -149,11 +151,13 @@ table delivery_attempts (
   response_headers text,
   started_at bigint not null,
   status_code integer,
+  subscription_id text not null,
   constraint delivery_attempts_number UNIQUE (delivery_id, number),
   constraint delivery_attempts_pkey PRIMARY KEY (attempt_id)
 );
 CREATE UNIQUE INDEX delivery_attempts_number ON public.delivery_attempts USING btree (delivery_id, number);
 CREATE UNIQUE INDEX delivery_attempts_pkey ON public.delivery_attempts USING btree (attempt_id);
+CREATE INDEX delivery_attempts_subscription ON public.delivery_attempts USING btree (subscription_id, outcome, started_at);
 
 table events (
   account_id bigint not null,

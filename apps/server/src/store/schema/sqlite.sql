@@ -12,7 +12,7 @@ CREATE TABLE "connection_health_states" ("subscription_id" text primary key, "he
 
 CREATE TABLE "deliveries" ("delivery_id" text primary key, "event_id" text not null, "subscription_id" text not null, "service_id" text not null, "provider_account_id" integer not null, "provider_repository_id" integer not null, "consumer_account_id" integer not null, "consumer_repository_id" integer not null, "correlation_id" text not null, "run_attempt" integer not null, "event_type" text not null, "durable" integer not null, "status" text not null, "dispatch_state" text not null, "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "dispatched_at" integer not null, "confirmed_at" integer, "completed_at" integer, "consumer_conclusion" text, "is_finalized" integer default 0 not null, "confirmation_attempts" integer default 0 not null, "retry_number" integer default 0 not null, "platform_response" text, "failure_reason" text, "replay_of" text, "replayed_by" text, "payload_by_reference" integer default 0 not null, "slot_reserved" integer default 0 not null, "updated_at" integer not null, "awaiting_start_since" integer, "not_started_at" integer, "run_seen_at" integer);
 
-CREATE TABLE "delivery_attempts" ("attempt_id" text primary key, "delivery_id" text not null, "number" integer not null, "started_at" integer not null, "duration_ms" integer not null, "outcome" text not null, "status_code" integer, "error_category" text, "error_message" text, "response_headers" text, constraint "delivery_attempts_number" unique ("delivery_id", "number"));
+CREATE TABLE "delivery_attempts" ("attempt_id" text primary key, "delivery_id" text not null, "number" integer not null, "started_at" integer not null, "duration_ms" integer not null, "outcome" text not null, "status_code" integer, "error_category" text, "error_message" text, "response_headers" text, "subscription_id" text, constraint "delivery_attempts_number" unique ("delivery_id", "number"));
 
 CREATE TABLE "events" ("event_id" text primary key, "repository_id" integer not null, "run_id" integer not null, "run_attempt" integer not null, "account_id" integer not null, "workflow_path" text not null, "workflow_name" text not null, "conclusion" text, "summary" text not null, "received_at" integer not null, "route_after" integer not null, "route_status" text not null, "routed_at" integer, "message_id" text, "deliveries_created" integer default 0 not null, constraint "events_run_key" unique ("repository_id", "run_id", "run_attempt"));
 
@@ -70,6 +70,8 @@ CREATE INDEX "deliveries_awaiting_start" on "deliveries" ("awaiting_start_since"
 
 CREATE INDEX "deliveries_consumer_account" on "deliveries" ("consumer_account_id", "delivery_id");
 
+CREATE INDEX "deliveries_consumer_failure" on "deliveries" ("subscription_id", "dispatched_at") where "consumer_conclusion" = 'failure';
+
 CREATE INDEX "deliveries_correlation" on "deliveries" ("correlation_id", "consumer_repository_id");
 
 CREATE INDEX "deliveries_dispatched" on "deliveries" ("dispatched_at");
@@ -78,9 +80,13 @@ CREATE INDEX "deliveries_due" on "deliveries" ("dispatch_state", "next_attempt_a
 
 CREATE INDEX "deliveries_event" on "deliveries" ("event_id");
 
+CREATE INDEX "deliveries_not_started" on "deliveries" ("subscription_id", "dispatched_at") where "not_started_at" is not null;
+
 CREATE INDEX "deliveries_provider_account" on "deliveries" ("provider_account_id", "delivery_id");
 
 CREATE INDEX "deliveries_subscription_dispatched" on "deliveries" ("subscription_id", "dispatched_at");
+
+CREATE INDEX "delivery_attempts_subscription" on "delivery_attempts" ("subscription_id", "outcome", "started_at");
 
 CREATE INDEX "events_account_received" on "events" ("account_id", "received_at");
 
