@@ -3756,7 +3756,7 @@ export interface paths {
                         "application/json": {
                             subscriptions: {
                                 id: string;
-                                status: "requested" | "approved" | "denied" | "revoked";
+                                status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                                 durable: boolean;
                                 service: {
                                     id: string;
@@ -3903,7 +3903,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -4162,7 +4162,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -4347,7 +4347,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -4622,7 +4622,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -4901,7 +4901,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -5160,7 +5160,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a subscription (provider), or withdraw it (consumer: Remove) */
+        /** Revoke a subscription (provider: revoked), or withdraw it (consumer, Remove: withdrawn) */
         post: {
             parameters: {
                 query?: never;
@@ -5180,7 +5180,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             id: string;
-                            status: "requested" | "approved" | "denied" | "revoked";
+                            status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                             durable: boolean;
                             service: {
                                 id: string;
@@ -6776,7 +6776,7 @@ export interface paths {
                         "application/json": {
                             connections: {
                                 id: string;
-                                status: "requested" | "approved" | "denied" | "revoked";
+                                status: "requested" | "approved" | "denied" | "revoked" | "withdrawn";
                                 durable: boolean;
                                 service: {
                                     id: string;

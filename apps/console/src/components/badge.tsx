@@ -35,6 +35,7 @@ const SUBSCRIPTION_TONES: Record<string, Tone> = {
   approved: 'ok',
   denied: 'bad',
   revoked: 'neutral',
+  withdrawn: 'neutral',
 };
 
 const SUBSCRIPTION_LABELS: Record<string, string> = {
@@ -42,6 +43,7 @@ const SUBSCRIPTION_LABELS: Record<string, string> = {
   approved: 'Approved',
   denied: 'Denied',
   revoked: 'Revoked',
+  withdrawn: 'Withdrawn',
 };
 
 export function SubscriptionBadge({ status }: { status: string }) {

@@ -21,7 +21,9 @@ export function SubscribersView() {
         {(list) => {
           const requests = list.filter((s) => s.status === 'requested');
           const active = list.filter((s) => s.status === 'approved');
-          const past = list.filter((s) => s.status === 'denied' || s.status === 'revoked');
+          const past = list.filter(
+            (s) => s.status === 'denied' || s.status === 'revoked' || s.status === 'withdrawn',
+          );
           return (
             <>
               <h2>Requests</h2>

@@ -6,6 +6,7 @@ import { categorizeFailure, type ErrorCategory } from '../domain/error-category.
 import { awaitsStart } from '../domain/not-started.js';
 import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
 import type { RunSummary } from '../domain/run-summary.js';
+import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
@@ -178,7 +179,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       row.delivery_id,
     );
     // Revoked, withdrawn or denied since the delivery was created: nothing more goes to that repository.
-    if (subscriptionStatus !== 'approved') {
+    if (subscriptionStatus === null || !isActive(subscriptionStatus)) {
       return {
         failure: {
           category: 'other',

@@ -1,6 +1,7 @@
 import type { AuditActor } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
+import { isActive } from '../domain/subscription-state.js';
 import { getArchive } from '../store/archives.js';
 import { recordAudit } from '../store/audit.js';
 import { getDelivery, insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
@@ -68,7 +69,7 @@ export async function replayOnce(
     if (earlier) return { outcome: 'replayed', original, replayId: earlier.replay_id };
   }
   const subscription = await getSubscription(trx, original.subscription_id);
-  if (subscription?.status !== 'approved') {
+  if (!subscription || !isActive(subscription.status)) {
     return { outcome: 'subscription_inactive', status: subscription?.status ?? null };
   }
   const archive = await getArchive(trx, original.event_id);

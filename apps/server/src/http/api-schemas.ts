@@ -105,6 +105,7 @@ export const SubscriptionStatusSchema = Type.Union([
   Type.Literal('approved'),
   Type.Literal('denied'),
   Type.Literal('revoked'),
+  Type.Literal('withdrawn'),
 ]);
 
 export const SubscriptionSchema = Type.Object({

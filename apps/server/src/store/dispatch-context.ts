@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database, SubscriptionStatus } from './schema.js';
 
 /**
  * Everything a dispatch attempt reads besides the claimed delivery row, in one statement: whether
@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
  * payload. Each part is null when its row is gone.
  */
 export interface DispatchContext {
-  subscriptionStatus: string | null;
+  subscriptionStatus: SubscriptionStatus | null;
   account: { login: string; installationId: number | null; uninstalledAt: number | null } | null;
   repository: { fullName: string; removedAt: number | null } | null;
   archive: { summary: string; hasMessage: boolean; payload: string | null } | null;

@@ -1,4 +1,7 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { SubscriptionStatus } from '../domain/subscription-state.js';
+
+export type { SubscriptionStatus };
 
 /**
  * The store's tables, in the glossary's words (docs/glossary.md). Conventions:
@@ -110,8 +113,6 @@ export interface ServicesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
-
-export type SubscriptionStatus = 'requested' | 'approved' | 'denied' | 'revoked';
 
 export interface SubscriptionsTable {
   subscription_id: string;

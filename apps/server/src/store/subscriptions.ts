@@ -91,18 +91,25 @@ export function listSubscriptions(
   return query.orderBy('subscriptions.subscription_id').limit(page.limit).execute();
 }
 
+/**
+ * Moves the subscription from `from` to `status`; false when it is no longer in `from` (another
+ * decision came first), so two decisions read at once make one transition, not two.
+ */
 export async function setSubscriptionStatus(
   db: Kysely<Database>,
   subscriptionId: string,
+  from: SubscriptionStatus,
   status: SubscriptionStatus,
   decidedBy: string,
   now: number,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('subscriptions')
     .set({ status, decided_by: decidedBy, decided_at: now, updated_at: now })
     .where('subscription_id', '=', subscriptionId)
-    .execute();
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function setDurable(

@@ -28,18 +28,55 @@ const replay = (token: string, headers: Record<string, string> = {}) =>
   h.call('POST', `/api/replay/${deliveryId}`, { token, headers });
 
 describe('replay', () => {
-  it('is refused on both sides once the subscription is revoked or withdrawn, and nothing is sent', async () => {
+  it('is refused on both sides once the consumer withdrew the subscription, and nothing is sent', async () => {
     const withdrawn = await h.call('POST', `/api/v1/subscriptions/${world.subscriptionId}/revoke`, {
       token: world.consumerToken,
     });
-    expect(withdrawn.status).toBe(200);
+    expect([withdrawn.status, withdrawn.body.status]).toEqual([200, 'withdrawn']);
+    // The provider sees the withdrawal, not a revocation it never made.
+    const seen = await h.call('GET', `/api/v1/subscriptions/${world.subscriptionId}`, {
+      token: world.providerToken,
+    });
+    expect(seen.body.status).toBe('withdrawn');
     for (const token of [world.providerToken, world.consumerToken]) {
       const refused = await replay(token);
-      expect([refused.status, refused.body.code]).toEqual([409, 'subscription_inactive']);
+      expect([refused.status, refused.body.code, refused.body.statusCurrent]).toEqual([
+        409,
+        'subscription_inactive',
+        'withdrawn',
+      ]);
       expect(refused.contentType).toContain('application/problem+json');
     }
+    const again = await h.call('POST', `/api/v1/subscriptions/${world.subscriptionId}/revoke`, {
+      token: world.providerToken,
+    });
+    expect([again.status, again.body.code, again.body.statusCurrent]).toEqual([
+      409,
+      'invalid_transition',
+      'withdrawn',
+    ]);
     const rows = await h.zekt.store.db.selectFrom('deliveries').select('delivery_id').execute();
     expect(rows).toHaveLength(1);
+    expect(h.sim.dispatches({ repository: 'globex/app' })).toHaveLength(1);
+  });
+
+  it('is refused on both sides once the provider revoked the subscription', async () => {
+    const revoked = await h.call('POST', `/api/v1/subscriptions/${world.subscriptionId}/revoke`, {
+      token: world.providerToken,
+    });
+    expect([revoked.status, revoked.body.status]).toEqual([200, 'revoked']);
+    const seen = await h.call('GET', `/api/v1/subscriptions/${world.subscriptionId}`, {
+      token: world.consumerToken,
+    });
+    expect(seen.body.status).toBe('revoked');
+    for (const token of [world.providerToken, world.consumerToken]) {
+      const refused = await replay(token);
+      expect([refused.status, refused.body.code, refused.body.statusCurrent]).toEqual([
+        409,
+        'subscription_inactive',
+        'revoked',
+      ]);
+    }
     expect(h.sim.dispatches({ repository: 'globex/app' })).toHaveLength(1);
   });
 

@@ -7,6 +7,7 @@ import {
   RECOVERABLE_STATES,
   type RecoverableState,
 } from '../../domain/recovery.js';
+import { isActive } from '../../domain/subscription-state.js';
 import { recordAudit } from '../../store/audit.js';
 import {
   countRecoverable,
@@ -195,7 +196,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
       const earlier = await byKey();
       if (earlier) return reply.code(202).send(recoveryView(earlier));
       const window = readWindow(subscription.subscription_id, request.body.since, request.body.states);
-      if (subscription.status !== 'approved') {
+      if (!isActive(subscription.status)) {
         throw new HttpError(
           'subscription_inactive',
           `the subscription is ${subscription.status}: nothing is sent to its repository any more`,

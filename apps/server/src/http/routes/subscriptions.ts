@@ -1,8 +1,12 @@
 import Type from 'typebox';
-import type { AuditAction } from '../../domain/audit.js';
+import {
+  decideSubscription,
+  type SubscriptionDecision,
+  type SubscriptionStatus,
+} from '../../domain/subscription-state.js';
 import { getRepository } from '../../store/accounts.js';
 import { recordAudit } from '../../store/audit.js';
-import type { SubscriptionRow, SubscriptionStatus } from '../../store/schema.js';
+import type { SubscriptionRow } from '../../store/schema.js';
 import { getService, listDirectory } from '../../store/services.js';
 import {
   createSubscription,
@@ -35,22 +39,21 @@ export const RoleQuery = Type.Optional(
     description: 'provider: subscriptions to your services; consumer: your subscriptions; default both',
   }),
 );
-/** A consumer revoking its own subscription withdraws it: the trail says which side ended it. */
-const DECISION_ACTIONS: Record<Exclude<SubscriptionStatus, 'requested'> | 'withdrawn', AuditAction> = {
-  approved: 'subscription.approve',
-  denied: 'subscription.deny',
-  revoked: 'subscription.revoke',
-  withdrawn: 'subscription.withdraw',
-};
 const DECISION_RESPONSE = {
   200: SubscriptionSchema,
   ...problems(CHANGE_PROBLEMS, PATH_PROBLEMS, 'subscription_not_found', 'invalid_transition'),
 };
 
+function invalidTransition(from: SubscriptionStatus, to: SubscriptionStatus): HttpError {
+  return new HttpError('invalid_transition', `the subscription is ${from}; it cannot become ${to}`, {
+    statusCurrent: from,
+  });
+}
+
 /**
  * Subscriptions (connections): a consumer requests access to a service for one of its
- * repositories; the provider approves, denies or revokes. Either side may revoke an approved
- * subscription (a consumer leaving is as legitimate as a provider cutting it off).
+ * repositories; the provider approves, denies or revokes; the consumer may withdraw (Remove). Who
+ * may do what, from which state, is domain/subscription-state.ts's.
  */
 export function registerSubscriptionRoutes(
   api: App,
@@ -74,40 +77,39 @@ export function registerSubscriptionRoutes(
     return { subscription, asProvider, asConsumer };
   }
 
-  async function decide(
-    caller: Caller,
-    id: string,
-    to: SubscriptionStatus,
-    allowedFrom: SubscriptionStatus[],
-    consumerMayDo: boolean,
-  ) {
+  /** Applies `decision` as domain/subscription-state.ts rules it, and records it in the audit trail. */
+  async function decide(caller: Caller, id: string, decision: SubscriptionDecision) {
     const { subscription, asProvider, asConsumer } = await visible(caller, id);
-    if (!asProvider && !(consumerMayDo && asConsumer)) {
+    const transition = decideSubscription(subscription.status, decision, { asProvider, asConsumer });
+    if (transition.outcome === 'not_allowed') {
       throw new HttpError('subscription_not_found', `no subscription ${id} of a service you provide`);
     }
-    if (!allowedFrom.includes(subscription.status)) {
-      throw new HttpError(
-        'invalid_transition',
-        `the subscription is ${subscription.status}; it cannot become ${to}`,
-        { statusCurrent: subscription.status },
-      );
-    }
+    if (transition.outcome === 'invalid_transition') throw invalidTransition(transition.from, transition.to);
     const service = await getService(db, subscription.service_id);
     await context.store.transaction(async (trx) => {
       const now = context.clock.now();
-      await setSubscriptionStatus(trx, subscription.subscription_id, to, caller.user.user_id, now);
+      const from = subscription.status;
+      const moved = await setSubscriptionStatus(
+        trx,
+        subscription.subscription_id,
+        from,
+        transition.to,
+        caller.user.user_id,
+        now,
+      );
+      if (!moved) {
+        const current = (await getSubscription(trx, subscription.subscription_id))?.status ?? from;
+        throw invalidTransition(current, transition.to);
+      }
       await recordAudit(
         trx,
         {
           actor: auditActor(caller),
           accountIds: [...(service ? [service.account_id] : []), subscription.consumer_account_id],
-          action:
-            DECISION_ACTIONS[
-              to === 'revoked' && !asProvider ? 'withdrawn' : (to as Exclude<SubscriptionStatus, 'requested'>)
-            ],
+          action: transition.action,
           target: { type: 'subscription', id: subscription.subscription_id },
-          before: { status: subscription.status },
-          after: { status: to },
+          before: { status: from },
+          after: { status: transition.to },
         },
         now,
       );
@@ -248,7 +250,7 @@ export function registerSubscriptionRoutes(
         response: DECISION_RESPONSE,
       },
     },
-    async (request) => decide(requireCaller(request), request.params.id, 'approved', ['requested'], false),
+    async (request) => decide(requireCaller(request), request.params.id, 'approve'),
   );
   api.post(
     '/api/v1/subscriptions/:id/deny',
@@ -261,21 +263,20 @@ export function registerSubscriptionRoutes(
         response: DECISION_RESPONSE,
       },
     },
-    async (request) => decide(requireCaller(request), request.params.id, 'denied', ['requested'], false),
+    async (request) => decide(requireCaller(request), request.params.id, 'deny'),
   );
   api.post(
     '/api/v1/subscriptions/:id/revoke',
     {
       schema: {
-        summary: 'Revoke a subscription (provider), or withdraw it (consumer: Remove)',
+        summary: 'Revoke a subscription (provider: revoked), or withdraw it (consumer, Remove: withdrawn)',
         tags: ['subscriptions'],
         security,
         params: IdParams,
         response: DECISION_RESPONSE,
       },
     },
-    async (request) =>
-      decide(requireCaller(request), request.params.id, 'revoked', ['requested', 'approved'], true),
+    async (request) => decide(requireCaller(request), request.params.id, 'revoke'),
   );
 
   api.patch(
