@@ -43,7 +43,7 @@ describe('Prometheus metrics', () => {
     expect(sampleValue(fresh, 'zekt_queue_oldest_due_age_seconds')).toBe(0);
   });
 
-  it('does not keep a failed reading: the next scrape asks the store again', async () => {
+  it('answers a scrape while the store is down, the queue gauges unknown, and asks again next time', async () => {
     let calls = 0;
     const metrics = createPrometheusMetrics({
       queueStats: async () => {
@@ -53,7 +53,11 @@ describe('Prometheus metrics', () => {
       },
       now: () => 0,
     });
-    await expect(metrics.scrape()).rejects.toThrow('the database does not answer');
+    const down = parsePrometheusText((await metrics.scrape()).body);
+    expect(sampleValue(down, 'zekt_deliveries', { state: 'accepted' })).toBeNaN();
+    expect(sampleValue(down, 'zekt_queue_depth')).toBeNaN();
+    expect(sampleValue(down, 'zekt_queue_oldest_due_age_seconds')).toBeNaN();
+    expect(sampleValue(down, 'zekt_store_errors_total', { category: 'unavailable' })).toBe(0);
     const text = (await metrics.scrape()).body;
     expect(calls).toBe(2);
     expect(sampleValue(parsePrometheusText(text), 'zekt_deliveries', { state: 'accepted' })).toBe(2);

@@ -121,23 +121,26 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
         const reading = readQueueStats(now);
         cached = { at: now, stats: reading };
         // A failed reading is not kept: the next scrape asks again.
-        reading.catch(() => {
+        void reading.catch(() => {
           if (cached?.stats === reading) cached = null;
         });
       }
       return cached.stats;
     };
+    // A store that does not answer must not fail the scrape: the process is up, its counters (store
+    // errors among them) are what the operator needs then. The gauges read NaN: unknown.
+    const statsOrNull = () => stats().catch(() => null);
     new Gauge({
       name: 'zekt_deliveries',
       help: 'Deliveries in the store by state: pending, accepted, failed (the dispatch state), awaiting_start (accepted, durable, no workflow seen yet)',
       labelNames: ['state'] as const,
       registers,
       async collect() {
-        const { byDispatchState, awaitingStart } = await stats();
-        this.set({ state: 'pending' }, byDispatchState.pending);
-        this.set({ state: 'accepted' }, byDispatchState.accepted);
-        this.set({ state: 'failed' }, byDispatchState.failed);
-        this.set({ state: 'awaiting_start' }, awaitingStart);
+        const read = await statsOrNull();
+        this.set({ state: 'pending' }, read?.byDispatchState.pending ?? Number.NaN);
+        this.set({ state: 'accepted' }, read?.byDispatchState.accepted ?? Number.NaN);
+        this.set({ state: 'failed' }, read?.byDispatchState.failed ?? Number.NaN);
+        this.set({ state: 'awaiting_start' }, read?.awaitingStart ?? Number.NaN);
       },
     });
     new Gauge({
@@ -145,7 +148,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
       help: 'Pending deliveries due now',
       registers,
       async collect() {
-        this.set((await stats()).dueNow);
+        this.set((await statsOrNull())?.dueNow ?? Number.NaN);
       },
     });
     new Gauge({
@@ -153,8 +156,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
       help: 'How long the longest-waiting due delivery has been due (0: none is due)',
       registers,
       async collect() {
-        const { oldestDueAt } = await stats();
-        this.set(oldestDueAt === null ? 0 : Math.max(0, options.now() - oldestDueAt) / SECONDS);
+        const read = await statsOrNull();
+        if (read === null) this.set(Number.NaN);
+        else if (read.oldestDueAt === null) this.set(0);
+        else this.set(Math.max(0, options.now() - read.oldestDueAt) / SECONDS);
       },
     });
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDurable, setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { parsePrometheusText, sampleValue } from '../../src/test-support/prometheus-text.js';
 import { createTcpProxy, type TcpProxy } from '../../src/test-support/tcp-proxy.js';
 
 /**
@@ -67,6 +68,13 @@ describe('database loss', () => {
       'application/problem+json',
       'store_unavailable',
     ]);
+    // The process is up: /metrics answers, counts the outage, and reads the queue as unknown.
+    const metrics = await h.call('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    const scraped = parsePrometheusText(metrics.body as string);
+    expect(sampleValue(scraped, 'zekt_store_errors_total', { category: 'unavailable' })).toBeGreaterThan(0);
+    expect(sampleValue(scraped, 'zekt_webhooks_received_total', { outcome: 'error' })).toBe(1);
+    expect(sampleValue(scraped, 'zekt_queue_depth')).toBeNaN();
 
     h.sim.clearFaults(fault.id);
     await proxy.restore();
