@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { buildDispatchBody } from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
-import { dispatchFailureReason } from '../domain/delivery-state.js';
+import { ATTEMPT_OUTCOME_UNKNOWN, afterDispatchAttempt, outcomeUnknown } from '../domain/delivery-state.js';
 import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
 import { awaitsStart } from '../domain/not-started.js';
-import { isPermanentFailure, nextAttemptAt } from '../domain/retry-schedule.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
@@ -87,13 +86,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function attempt(row: DeliveryRow): Promise<void> {
     const startedAt = clock.now();
     const number = row.attempt_count;
-    if (!row.durable && number > 1) {
+    if (outcomeUnknown({ durable: Boolean(row.durable), attemptsMade: number })) {
       // A previous worker died during the only attempt; GitHub may or may not have the dispatch.
       metrics.leaseLost('reclaimed');
       await finish(row, null, {
         dispatch_state: 'failed',
         status: 'Failed',
-        failure_reason: 'attempt_outcome_unknown',
+        failure_reason: ATTEMPT_OUTCOME_UNKNOWN,
         next_attempt_at: null,
         updated_at: startedAt,
       });
@@ -238,7 +237,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     };
   }
 
-  /** Records a failed attempt: retry later (durable, transient) or fail the delivery. */
+  /** Records a failed attempt: retry later or fail the delivery, as domain/delivery-state.ts decides. */
   async function settle(
     row: DeliveryRow,
     number: number,
@@ -248,17 +247,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     calledGitHub: boolean,
   ): Promise<void> {
     const now = clock.now();
-    const permanent = !calledGitHub || isPermanentFailure(failure.status);
-    const retryAt =
-      row.durable && !permanent
-        ? nextAttemptAt({
-            attemptsMade: number,
-            now,
-            headers: failure.headers,
-            ...(options.retryScheduleMs ? { schedule: options.retryScheduleMs } : {}),
-            ...(options.random ? { random: options.random } : {}),
-          })
-        : null;
+    const step = afterDispatchAttempt(
+      { durable: Boolean(row.durable), attemptsMade: number, retryNumber: row.retry_number },
+      { outcome: 'failed', ...failure, calledGitHub },
+      { now, schedule: options.retryScheduleMs, random: options.random },
+    );
     const platformResponse =
       failure.status === undefined
         ? undefined
@@ -267,22 +260,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             headers: failure.headers,
             at: new Date(now).toISOString(),
           });
-    // The retry number counts failed attempts (SPEC 5): the one GitHub accepts keeps it.
-    const retryNumber = row.retry_number + 1;
     const update: DeliveryUpdate =
-      retryAt === null
+      step.next === 'retry'
         ? {
+            next_attempt_at: step.dueAt,
+            slot_reserved: false,
+            retry_number: step.retryNumber,
+            updated_at: now,
+          }
+        : {
             dispatch_state: 'failed',
             status: 'Failed',
             next_attempt_at: null,
-            failure_reason:
-              failure.reason ??
-              dispatchFailureReason({ durable: Boolean(row.durable), permanent, category: failure.category }),
+            failure_reason: step.failureReason,
             slot_reserved: false,
-            retry_number: retryNumber,
+            retry_number: step.retryNumber,
             updated_at: now,
-          }
-        : { next_attempt_at: retryAt, slot_reserved: false, retry_number: retryNumber, updated_at: now };
+          };
     if (platformResponse !== undefined) update.platform_response = platformResponse;
     await finish(
       row,
@@ -305,13 +299,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         attempt: number,
         category: failure.category,
         status: failure.status,
-        retryAt,
+        retryAt: step.next === 'retry' ? step.dueAt : null,
       },
       `dispatch failed: ${failure.message}`,
     );
-    if (retryAt === null && update.failure_reason === 'dispatch_exhausted') {
-      options.onExhausted?.(row, failure.message);
-    }
+    if (step.next === 'failed' && step.exhausted) options.onExhausted?.(row, failure.message);
   }
 
   async function finish(

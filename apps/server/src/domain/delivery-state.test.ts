@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { complete, confirm, dispatchFailureReason } from './delivery-state.js';
+import {
+  afterDispatchAttempt,
+  complete,
+  confirm,
+  dispatchFailureReason,
+  outcomeUnknown,
+} from './delivery-state.js';
 import { emptyCategories, recommend } from './diagnostics.js';
 import { parseDurationMs } from './duration.js';
+import type { ErrorCategory } from './error-category.js';
 import { connectionHealth } from './health.js';
 
 describe('delivery state transitions', () => {
@@ -130,5 +137,96 @@ describe('dispatch-side failure reasons', () => {
     expect(dispatchFailureReason({ durable: true, permanent: false, category: 'timeout' })).toBe(
       'dispatch_exhausted',
     );
+  });
+});
+
+describe('dispatch-side transitions', () => {
+  const durable = { durable: true, attemptsMade: 1, retryNumber: 0 };
+  const timing = { now: 1_000, schedule: [0, 10_000, 60_000], random: () => 0.5 };
+  const failed = (
+    status: number | undefined,
+    category: ErrorCategory,
+    headers: Record<string, string> = {},
+  ) => ({
+    outcome: 'failed' as const,
+    status,
+    category,
+    headers,
+    calledGitHub: true,
+  });
+
+  it('keeps the retry number when GitHub accepts', () => {
+    expect(afterDispatchAttempt(durable, { outcome: 'accepted' }, timing)).toEqual({ next: 'accepted' });
+  });
+
+  it('retries a durable delivery on the schedule after a transient failure, counting the failure', () => {
+    expect(afterDispatchAttempt(durable, failed(503, 'service_unavailable'), timing)).toEqual({
+      next: 'retry',
+      dueAt: 11_000,
+      retryNumber: 1,
+    });
+    expect(
+      afterDispatchAttempt(
+        { ...durable, attemptsMade: 2, retryNumber: 1 },
+        failed(undefined, 'timeout'),
+        timing,
+      ),
+    ).toEqual({ next: 'retry', dueAt: 61_000, retryNumber: 2 });
+  });
+
+  it('waits as long as GitHub’s Retry-After asks when that is longer than the schedule', () => {
+    expect(
+      afterDispatchAttempt(durable, failed(429, 'rate_limited', { 'retry-after': '120' }), timing),
+    ).toEqual({ next: 'retry', dueAt: 121_000, retryNumber: 1 });
+  });
+
+  it('fails a durable delivery for good on 404 and 422, and when the schedule is used up (an alert)', () => {
+    expect(afterDispatchAttempt(durable, failed(422, 'rejected'), timing)).toEqual({
+      next: 'failed',
+      failureReason: 'dispatch_rejected',
+      retryNumber: 1,
+      exhausted: false,
+    });
+    expect(afterDispatchAttempt(durable, failed(404, 'not_found'), timing)).toMatchObject({
+      next: 'failed',
+      failureReason: 'consumer_not_found',
+    });
+    expect(
+      afterDispatchAttempt(
+        { ...durable, attemptsMade: 3, retryNumber: 2 },
+        failed(503, 'service_unavailable'),
+        timing,
+      ),
+    ).toEqual({ next: 'failed', failureReason: 'dispatch_exhausted', retryNumber: 3, exhausted: true });
+  });
+
+  it('gives a non-durable delivery one attempt, whatever failed', () => {
+    expect(
+      afterDispatchAttempt({ ...durable, durable: false }, failed(503, 'service_unavailable'), timing),
+    ).toEqual({
+      next: 'failed',
+      failureReason: 'dispatch_failed: service_unavailable',
+      retryNumber: 1,
+      exhausted: false,
+    });
+  });
+
+  it('fails at once, for Zekt’s own reason, what never reached GitHub', () => {
+    expect(
+      afterDispatchAttempt(
+        durable,
+        { ...failed(undefined, 'other'), calledGitHub: false, reason: 'subscription_inactive' },
+        timing,
+      ),
+    ).toEqual({ next: 'failed', failureReason: 'subscription_inactive', retryNumber: 1, exhausted: false });
+    expect(
+      afterDispatchAttempt(durable, { ...failed(undefined, 'not_found'), calledGitHub: false }, timing),
+    ).toMatchObject({ next: 'failed', failureReason: 'consumer_not_found' });
+  });
+
+  it('never sends a non-durable delivery twice: a reclaimed one has an unknown outcome', () => {
+    expect(outcomeUnknown({ durable: false, attemptsMade: 1 })).toBe(false);
+    expect(outcomeUnknown({ durable: false, attemptsMade: 2 })).toBe(true);
+    expect(outcomeUnknown({ durable: true, attemptsMade: 2 })).toBe(false);
   });
 });
