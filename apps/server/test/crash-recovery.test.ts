@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../src/test-support/harness.js';
 import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
 import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
+import { parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
@@ -125,5 +126,12 @@ describe('crash recovery', () => {
       clientPayload: { zekt: { correlationId: string } };
     }>;
     expect(dispatched.filter((d) => d.clientPayload.zekt.correlationId === correlationId)).toHaveLength(1);
+    // The new process saw the gap the dead one left: one lease reclaimed, one attempt accepted.
+    const metrics = parsePrometheusText(await (await fetch(`${zektUrl}/metrics`)).text());
+    expect(sampleValue(metrics, 'zekt_lost_leases_total', { kind: 'reclaimed' })).toBe(1);
+    expect(sampleValue(metrics, 'zekt_lost_leases_total', { kind: 'taken_over' })).toBe(0);
+    expect(
+      sampleValue(metrics, 'zekt_dispatch_attempts_total', { result: 'accepted', category: 'none' }),
+    ).toBe(1);
   });
 });

@@ -122,6 +122,9 @@ describe('metrics and probes on every process', () => {
     ).toBe(RUNS);
     expect(moved(workerAfter, workerBefore, 'zekt_end_to_end_latency_seconds_count')).toBe(RUNS);
     expect(moved(workerAfter, workerBefore, 'zekt_pacing_delay_seconds_count')).toBeGreaterThanOrEqual(RUNS);
+    // Pacing put deliveries back without an attempt: no gap in their numbers, no lease lost.
+    expect(moved(workerAfter, workerBefore, 'zekt_lost_leases_total', { kind: 'reclaimed' })).toBe(0);
+    expect(moved(workerAfter, workerBefore, 'zekt_lost_leases_total', { kind: 'taken_over' })).toBe(0);
     expect(sampleValue(workerAfter, 'zekt_deliveries', { state: 'pending' })).toBe(0);
     expect(sampleValue(workerAfter, 'zekt_deliveries', { state: 'failed' })).toBe(0);
     expect(sampleValue(workerAfter, 'zekt_queue_depth')).toBe(0);

@@ -16,7 +16,7 @@ import {
   recordAttempt,
   releaseClaims,
 } from '../store/deliveries.js';
-import { getDispatchContext } from '../store/dispatch-context.js';
+import { attemptRecorded, getDispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -97,6 +97,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         updated_at: startedAt,
       });
       return;
+    }
+    // Only retries pay for this look-up; a gap in the numbers is a lease that expired mid-attempt.
+    if (number > 1 && !(await attemptRecorded(store.db, row.delivery_id, number - 1))) {
+      metrics.leaseLost('reclaimed');
     }
     if (await deferForPacing(row, startedAt)) return;
     const prepared = await prepare(row);

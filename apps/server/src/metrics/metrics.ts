@@ -50,7 +50,8 @@ export type IngestEndpoint = 'webhook' | 'message';
 /**
  * `taken_over`: the worker came back from GitHub and found another worker owned the delivery (its
  * lease had expired meanwhile), so its record was refused. `reclaimed`: a worker claimed a
- * non-durable delivery whose previous owner's lease expired during its only attempt.
+ * delivery whose previous owner's lease expired before that owner recorded its attempt (the
+ * process died or stalled); a non-durable one is then failed `attempt_outcome_unknown`.
  */
 export type LeaseLoss = 'taken_over' | 'reclaimed';
 

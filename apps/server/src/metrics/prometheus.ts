@@ -88,7 +88,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
 
   const leases = new Counter({
     name: 'zekt_lost_leases_total',
-    help: 'Delivery leases lost: taken_over (another worker owned it when the attempt was recorded), reclaimed (claimed after the previous owner let it expire during its only attempt)',
+    help: 'Delivery leases lost: taken_over (another worker owned it when the attempt was recorded), reclaimed (claimed after the lease of the previous owner expired before it recorded its attempt)',
     labelNames: ['kind'] as const,
     registers,
   });

@@ -68,3 +68,23 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
     eventReceivedAt: row?.received_at == null ? null : Number(row.received_at),
   };
 }
+
+/**
+ * Whether attempt `number` of a delivery was recorded. A durable delivery claimed for attempt n+1
+ * whose attempt n has no record was reclaimed: its previous owner's lease expired before it could
+ * record (the process died, or stalled past its lease). Claims that did not become attempts give
+ * their number back (pacing, the per-installation cap), so numbers have no other gaps.
+ */
+export async function attemptRecorded(
+  db: Kysely<Database>,
+  deliveryId: string,
+  number: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('delivery_attempts')
+    .select('number')
+    .where('delivery_id', '=', deliveryId)
+    .where('number', '=', number)
+    .executeTakeFirst();
+  return row !== undefined;
+}
