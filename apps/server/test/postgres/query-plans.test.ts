@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
 import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
+import { attemptRecorded } from '../../src/store/dispatch-context.js';
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
+import { readQueueStats } from '../../src/store/queue-stats.js';
 import {
   deleteExpiredArchives,
   deleteExpiredDeliveries,
@@ -117,6 +119,19 @@ describe('query plans on PostgreSQL', () => {
     }
     expect(await indexesUsed(() => consumerFailures(store.db, 'sub_1', now - 1000))).toEqual([
       'deliveries_consumer_failure',
+    ]);
+  });
+
+  it("reads /metrics' queue gauges and the reclaimed-lease check from indexes", async () => {
+    expect(await indexesUsed(() => readQueueStats(store.db, now), /group by/)).toEqual(['deliveries_due']);
+    expect(await indexesUsed(() => readQueueStats(store.db, now), /awaiting_start_since/)).toEqual([
+      'deliveries_awaiting_start',
+    ]);
+    expect(await indexesUsed(() => readQueueStats(store.db, now), /next_attempt_at/)).toEqual([
+      'deliveries_due',
+    ]);
+    expect(await indexesUsed(() => attemptRecorded(store.db, 'delivery-1', 1))).toEqual([
+      'delivery_attempts_number',
     ]);
   });
 
