@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AuditActor } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import { GitHubApiError, type GitHubClient } from '../github/github-client.js';
-import { HttpError } from '../http/problem.js';
 import { generateHookSecret } from '../security/api-tokens.js';
 import type { SecretBox } from '../security/secret-box.js';
 import { getRepository, setRepositoryFlag } from '../store/accounts.js';
@@ -13,9 +12,10 @@ import type { AccountRow, HookRole, RepositoryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 // The use case behind the provider switch and the COMPLETION switch: place or remove Zekt's hook
-// in a repository on GitHub and record it, one switch per repository at a time. The routes only
-// find the repository and answer; the answers' problems are raised here as HttpErrors because
-// they carry what the user must do (reinstall, unsuspend, grant a permission, fix ZEKT_BASE_URL).
+// in a repository on GitHub and record it, one switch per repository at a time. It answers with an
+// outcome, not an HTTP error: the routes map each failure to its problem code. A failure's
+// `detail` says what the user must do (reinstall, unsuspend, grant a permission, fix ZEKT_BASE_URL),
+// which only this module knows.
 
 export interface HookDeps {
   store: Store;
@@ -38,12 +38,41 @@ export interface HookSwitch {
   actor: AuditActor;
 }
 
+/** Why a switch did not happen. */
+export type HookSwitchFailure =
+  /** Another switch of the repository holds it and GitHub has not answered that one yet. */
+  | { outcome: 'busy'; detail: string }
+  /** The App is not installed on the account, or its installation is suspended. */
+  | { outcome: 'installation_unavailable'; detail: string }
+  /** GitHub answered with an error (`githubStatus`; null when it gave none). */
+  | { outcome: 'github_rejected'; detail: string; githubStatus: number | null; cause: unknown }
+  /** GitHub did not answer. */
+  | { outcome: 'github_unavailable'; detail: string; cause: unknown };
+
+export type HookSwitchOutcome = { outcome: 'switched' } | HookSwitchFailure;
+
+/** Carries a failure out of the lease's work to `switchRepositoryHook`, which returns it. */
+class HookSwitchFailed extends Error {
+  constructor(readonly failure: HookSwitchFailure) {
+    super(failure.detail);
+  }
+}
+
 /**
  * The provider switch and the COMPLETION switch are the same operation on a different hook:
  * place (or remove) Zekt's webhook in the repository, then record the flag (and, when it changed,
  * the audit entry).
  */
-export async function switchRepositoryHook(deps: HookDeps, change: HookSwitch): Promise<void> {
+export async function switchRepositoryHook(deps: HookDeps, change: HookSwitch): Promise<HookSwitchOutcome> {
+  try {
+    return await switchUnderLease(deps, change);
+  } catch (error) {
+    if (error instanceof HookSwitchFailed) return error.failure;
+    throw error;
+  }
+}
+
+async function switchUnderLease(deps: HookDeps, change: HookSwitch): Promise<HookSwitchOutcome> {
   const { account, repository, role, enabled } = change;
   // One switch of a repository's hooks at a time, across processes: two concurrent "enable"s
   // would otherwise both create a hook and leave Zekt holding a secret GitHub does not use.
@@ -82,11 +111,12 @@ export async function switchRepositoryHook(deps: HookDeps, change: HookSwitch): 
     },
   );
   if (!held.acquired) {
-    throw new HttpError(
-      'github_unavailable',
-      `another request is switching the webhooks of ${repository.full_name} and GitHub has not answered it yet; try again`,
-    );
+    return {
+      outcome: 'busy',
+      detail: `another request is switching the webhooks of ${repository.full_name} and GitHub has not answered it yet; try again`,
+    };
   }
+  return { outcome: 'switched' };
 }
 
 /**
@@ -108,7 +138,7 @@ export function hookUrl(baseUrl: string, role: HookRole): string {
  *   restored backup), the hook pointing at this service is adopted: its secret is replaced with
  *   the one Zekt keeps, so GitHub and Zekt agree again.
  */
-export async function placeHook(
+async function placeHook(
   deps: Pick<HookDeps, 'store' | 'clock' | 'baseUrl' | 'github' | 'secretBox'>,
   account: AccountRow,
   repository: RepositoryRow,
@@ -155,7 +185,7 @@ function isHookAlreadyThere(error: unknown): boolean {
   );
 }
 
-export async function removeHook(
+async function removeHook(
   deps: Pick<HookDeps, 'store' | 'github'>,
   account: AccountRow,
   repository: RepositoryRow,
@@ -183,23 +213,28 @@ export async function removeHook(
 
 function usableInstallation(account: AccountRow): number {
   if (account.installation_id === null || account.uninstalled_at !== null) {
-    throw new HttpError(
-      'installation_unavailable',
-      `the Zekt App is not installed on ${account.login}; install it again`,
-    );
+    throw new HookSwitchFailed({
+      outcome: 'installation_unavailable',
+      detail: `the Zekt App is not installed on ${account.login}; install it again`,
+    });
   }
   if (account.suspended_at !== null) {
-    throw new HttpError(
-      'installation_unavailable',
-      `the Zekt App installation of ${account.login} is suspended; unsuspend it in GitHub`,
-    );
+    throw new HookSwitchFailed({
+      outcome: 'installation_unavailable',
+      detail: `the Zekt App installation of ${account.login} is suspended; unsuspend it in GitHub`,
+    });
   }
   return account.installation_id;
 }
 
-function githubFailure(error: unknown, what: string): HttpError {
-  if (!(error instanceof GitHubApiError))
-    return new HttpError('github_unavailable', `${what}: GitHub did not answer`, {}, { cause: error });
+function githubFailure(error: unknown, what: string): HookSwitchFailed {
+  if (!(error instanceof GitHubApiError)) {
+    return new HookSwitchFailed({
+      outcome: 'github_unavailable',
+      detail: `${what}: GitHub did not answer`,
+      cause: error,
+    });
+  }
   const unreachable =
     error.details.some((d) => /public Internet/i.test(d)) || /public Internet/i.test(error.message);
   const hint = unreachable
@@ -207,10 +242,10 @@ function githubFailure(error: unknown, what: string): HttpError {
     : error.status === 403 || error.status === 404
       ? ' — the App needs the "Webhooks: read and write" repository permission; accept the new permissions in GitHub'
       : '';
-  return new HttpError(
-    'github_rejected',
-    `${what}: ${error.message}${hint}`,
-    { githubStatus: error.status ?? null },
-    { cause: error },
-  );
+  return new HookSwitchFailed({
+    outcome: 'github_rejected',
+    detail: `${what}: ${error.message}${hint}`,
+    githubStatus: error.status ?? null,
+    cause: error,
+  });
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { toWorkflowPath } from '../../domain/workflow-path.js';
-import { switchRepositoryHook } from '../../setup/repository-hooks.js';
+import { type HookSwitchFailure, switchRepositoryHook } from '../../setup/repository-hooks.js';
 import { getRepository, listRepositories } from '../../store/accounts.js';
 import { recordAudit } from '../../store/audit.js';
 import type { HookRole } from '../../store/schema.js';
@@ -74,7 +74,14 @@ export function registerRepositoryRoutes(
       params.owner,
       params.repo,
     );
-    await switchRepositoryHook(context, { account, repository, role, enabled, actor: auditActor(caller) });
+    const result = await switchRepositoryHook(context, {
+      account,
+      repository,
+      role,
+      enabled,
+      actor: auditActor(caller),
+    });
+    if (result.outcome !== 'switched') throw hookSwitchProblem(result);
     return repositoryView((await getRepository(context.store.db, repository.repository_id))!);
   }
 
@@ -224,4 +231,24 @@ export function registerRepositoryRoutes(
       return workflowView((await getWorkflow(context.store.db, repositoryId, path))!);
     },
   );
+}
+
+/** The problem each failed hook switch answers with. */
+function hookSwitchProblem(failure: HookSwitchFailure): HttpError {
+  switch (failure.outcome) {
+    case 'busy':
+      // Another switch waits on GitHub: the same answer as GitHub not answering, try again.
+      return new HttpError('github_unavailable', failure.detail);
+    case 'installation_unavailable':
+      return new HttpError('installation_unavailable', failure.detail);
+    case 'github_rejected':
+      return new HttpError(
+        'github_rejected',
+        failure.detail,
+        { githubStatus: failure.githubStatus },
+        { cause: failure.cause },
+      );
+    case 'github_unavailable':
+      return new HttpError('github_unavailable', failure.detail, {}, { cause: failure.cause });
+  }
 }
