@@ -156,7 +156,11 @@ describe('durable dispatch retries', () => {
     await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     const rejected = await eventually(async () => {
       const list = await h.call('GET', '/api/v1/deliveries?status=Failed', { token: world.providerToken });
-      return list.body.deliveries.length === 2 ? list.body.deliveries[0] : undefined;
+      // Both failed at the same instant of the manual clock: the list's order between them is the
+      // ids', so the new one is found by id, not by position.
+      return list.body.deliveries.length === 2
+        ? list.body.deliveries.find((d: { deliveryId: string }) => d.deliveryId !== notFound.deliveryId)
+        : undefined;
     });
     expect(rejected).toMatchObject({ failureReason: 'dispatch_rejected', dispatch: { attempts: 1 } });
   });
