@@ -160,9 +160,9 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     retryScheduleMs: config.retryScheduleMs,
     installationDispatchRate: config.installationDispatchRate,
     metrics,
-    onExhausted: (row, lastFailure) => {
-      alerts
-        .raise({
+    onExhausted: async (row, lastFailure, trx) => {
+      await alerts.raise(
+        {
           accountId: row.consumer_account_id,
           kind: 'delivery.exhausted',
           subject: row.delivery_id,
@@ -173,10 +173,11 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
             attempts: row.attempt_count,
             lastFailure,
           },
-        })
-        .then(() => alertLoop?.wake())
-        .catch((error: unknown) => logger.error({ err: error }, 'raising an alert failed'));
+        },
+        trx,
+      );
     },
+    afterExhausted: () => alertLoop?.wake(),
   });
   const sweeper = createRetentionSweeper({
     store,
@@ -198,7 +199,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     clock,
     logger: logger.child({ component: 'not-started' }),
     afterMs: config.notStartedAfterMs,
-    onFlagged: (flagged) => {
+    onFlagged: async (flagged, trx) => {
       // One alert per connection, not per delivery: a missing workflow fails every delivery alike.
       const byConnection = new Map<string, typeof flagged>();
       for (const delivery of flagged) {
@@ -210,8 +211,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       for (const [connectionId, deliveries] of byConnection) {
         const [first] = deliveries;
         if (first === undefined) continue;
-        alerts
-          .raise({
+        await alerts.raise(
+          {
             accountId: first.consumerAccountId,
             kind: 'delivery.not_started',
             subject: connectionId,
@@ -222,11 +223,12 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
               count: deliveries.length,
               recommendation: `the consumer workflow must be on the default branch with on: repository_dispatch: types: [${first.eventType}]`,
             },
-          })
-          .then(() => alertLoop?.wake())
-          .catch((error: unknown) => logger.error({ err: error }, 'raising an alert failed'));
+          },
+          trx,
+        );
       }
     },
+    afterFlagged: () => alertLoop?.wake(),
   });
   let notStartedLoop: WorkerLoop | null = null;
   let recoveryLoop: WorkerLoop | null = null;

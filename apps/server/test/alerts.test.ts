@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import {
@@ -278,5 +279,106 @@ describe('alert settings', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('ZEKT_ALERT_URL must use https in production');
     expect(result.stderr).not.toContain('    at ');
+  });
+});
+
+describe('an alert commits with the change it is about', () => {
+  // The store refuses alerts for a while (a trigger: a real failure of the real database). The
+  // change an alert is about must not commit without it: an alert written after its change, in a
+  // transaction of its own, is lost when that write fails or the process dies between the two.
+  // The worker loops are off: the test runs each pass itself.
+  it('a delivery is never Failed for exhausted retries, or flagged not started, without its alert', async () => {
+    const clock = createManualClock(Date.now());
+    const h = await startHarness({
+      transport: 'inject',
+      workers: false,
+      clock,
+      env: {
+        ZEKT_RETRY_SCHEDULE: '0s',
+        ZEKT_RECONCILE_INTERVAL_MS: '0',
+        ZEKT_INSTALLATION_DISPATCH_RATE: '0',
+      },
+    });
+    const db = h.zekt.store.db;
+    const postgres = h.zekt.store.dialect === 'postgres';
+    const refuseAlerts = async () => {
+      if (postgres) {
+        await sql`CREATE FUNCTION refuse_alerts() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'alerts refused'; END $$`.execute(
+          db,
+        );
+        await sql`CREATE TRIGGER refuse_alerts BEFORE INSERT ON alerts FOR EACH ROW EXECUTE FUNCTION refuse_alerts()`.execute(
+          db,
+        );
+      } else {
+        await sql`CREATE TRIGGER refuse_alerts BEFORE INSERT ON alerts BEGIN SELECT RAISE(ABORT, 'alerts refused'); END`.execute(
+          db,
+        );
+      }
+    };
+    const allowAlerts = async () => {
+      await sql`DROP TRIGGER refuse_alerts${sql.raw(postgres ? ' ON alerts' : '')}`.execute(db);
+      if (postgres) await sql`DROP FUNCTION refuse_alerts()`.execute(db);
+    };
+    const alertsAbout = (kind: string, subject: string) =>
+      db.selectFrom('alerts').select('alert_id').where('dedup_key', '=', `${kind}:${subject}`).execute();
+    const delivery = (id: string) =>
+      db
+        .selectFrom('deliveries')
+        .select(['status', 'failure_reason', 'not_started_at'])
+        .where('delivery_id', '=', id)
+        .executeTakeFirstOrThrow();
+    /** The delivery the router made of the newest run (routed here: no worker does it). */
+    const routed = (seen: string[]) =>
+      eventually(async () => {
+        await h.zekt.router.routeDue();
+        const rows = await db.selectFrom('deliveries').select('delivery_id').execute();
+        return rows.map((row) => row.delivery_id).find((id) => !seen.includes(id));
+      });
+    const dispatch = async () => {
+      await h.zekt.dispatcher.dispatchDue();
+      await h.zekt.dispatcher.idle();
+    };
+    try {
+      const world = await setUpWorld(h);
+      await makeDurable(h, world);
+
+      // Exhausted: GitHub refuses the only attempt while no alert can be stored.
+      await runWhileConsumerRefuses(h, 503);
+      const refused = await routed([]);
+      await refuseAlerts();
+      await dispatch();
+      expect((await delivery(refused)).status).not.toBe('Failed');
+      expect(await alertsAbout('delivery.exhausted', refused)).toHaveLength(0);
+      // Its lease runs out and the next pass tries again (GitHub still refusing) and settles it, alert and all.
+      await allowAlerts();
+      h.sim.injectFaults({
+        method: 'POST',
+        path: '/repos/globex/app/dispatches',
+        faults: [{ kind: 'status', status: 503 }],
+      });
+      clock.advance(h.config.leaseMs + 1);
+      await dispatch();
+      expect(await delivery(refused)).toMatchObject({
+        status: 'Failed',
+        failure_reason: 'dispatch_exhausted',
+      });
+      expect(await alertsAbout('delivery.exhausted', refused)).toHaveLength(1);
+
+      // Not started: GitHub accepts (no consumer workflow listens) and nothing starts.
+      h.sim.clearFaults();
+      await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+      const accepted = await routed([refused]);
+      await dispatch();
+      clock.advance(h.config.notStartedAfterMs);
+      await refuseAlerts();
+      await expect(h.zekt.notStarted.flag()).rejects.toThrow(/alerts refused/);
+      expect((await delivery(accepted)).not_started_at).toBeNull();
+      await allowAlerts();
+      expect((await h.zekt.notStarted.flag()).map((f) => f.deliveryId)).toEqual([accepted]);
+      expect((await delivery(accepted)).not_started_at).not.toBeNull();
+      expect(await alertsAbout('delivery.not_started', world.subscriptionId)).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type AlertKind, alertDedupKey, healthAlertKind, nextAlertAttemptAt } from '../domain/alerts.js';
 import type { Clock } from '../domain/clock.js';
@@ -13,6 +14,7 @@ import {
   setHealthState,
 } from '../store/alerts.js';
 import { connectionStats } from '../store/connection-stats.js';
+import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -38,8 +40,12 @@ export interface RaiseInput {
 }
 
 export interface AlertService {
-  /** Records an alert unless an alike one was raised within the window; true when recorded. */
-  raise(input: RaiseInput): Promise<boolean>;
+  /**
+   * Records an alert unless an alike one was raised within the window; true when recorded. Give
+   * the transaction that made the change the alert is about (`db`), so the alert commits with it:
+   * a process that dies right after that commit must not lose the alert.
+   */
+  raise(input: RaiseInput, db?: Kysely<Database>): Promise<boolean>;
   /** Compares every connection's health with the last seen and raises what changed; returns how many. */
   checkHealth(): Promise<number>;
   /** Sends the alerts that are due; returns how many sends were made. */
@@ -61,7 +67,7 @@ export function createAlertService(options: {
 }): AlertService {
   const { store, clock, logger, settings } = options;
 
-  async function raise(input: RaiseInput): Promise<boolean> {
+  async function raise(input: RaiseInput, db: Kysely<Database> = store.db): Promise<boolean> {
     const now = clock.now();
     const alertId = newId('alrt', now);
     const payload = JSON.stringify({
@@ -70,7 +76,7 @@ export function createAlertService(options: {
       data: { alertId, ...input.data },
     });
     const raised = await raiseAlert(
-      store.db,
+      db,
       {
         alert_id: alertId,
         account_id: input.accountId,
@@ -154,23 +160,30 @@ export function createAlertService(options: {
         });
         const before = (previous.get(connection.subscription_id) as Health | undefined) ?? null;
         if (before === report.health) continue;
-        await setHealthState(store.db, connection.subscription_id, report.health, now);
         const kind = healthAlertKind(before, report.health);
-        if (kind === null) continue;
-        const done = await raise({
-          accountId: connection.consumer_account_id,
-          kind,
-          subject: connection.subscription_id,
-          data: {
-            connectionId: connection.subscription_id,
-            service: connection.slug,
-            provider: connection.provider_repository,
-            consumer: connection.consumer_repository,
-            health: report.health,
-            previousHealth: before ?? 'Healthy',
-            successRate: report.successRate,
-            recentActivity: report.recentActivity,
-          },
+        // The new health and its alert commit together: a crash between them would leave the
+        // change seen and its alert never raised.
+        const done = await store.transaction(async (trx) => {
+          await setHealthState(trx, connection.subscription_id, report.health, now);
+          if (kind === null) return false;
+          return raise(
+            {
+              accountId: connection.consumer_account_id,
+              kind,
+              subject: connection.subscription_id,
+              data: {
+                connectionId: connection.subscription_id,
+                service: connection.slug,
+                provider: connection.provider_repository,
+                consumer: connection.consumer_repository,
+                health: report.health,
+                previousHealth: before ?? 'Healthy',
+                successRate: report.successRate,
+                recentActivity: report.recentActivity,
+              },
+            },
+            trx,
+          );
         });
         if (done) raised++;
       }

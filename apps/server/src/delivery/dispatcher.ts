@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { buildDispatchBody } from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
@@ -18,7 +19,7 @@ import {
 } from '../store/deliveries.js';
 import { attemptRecorded, getDispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
-import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
+import type { Database, DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
 
@@ -49,8 +50,14 @@ export interface DispatcherOptions {
   /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
   installationDispatchRate?: number;
   random?: () => number;
-  /** Told when a durable delivery has used its whole retry schedule and failed (an alert). */
-  onExhausted?: (row: DeliveryRow, lastFailure: string) => void;
+  /**
+   * Told when a durable delivery has used its whole retry schedule and failed, inside the
+   * transaction that records it: what it writes there (the alert) commits with the Failed state,
+   * so a process that dies after the commit cannot lose it.
+   */
+  onExhausted?: (row: DeliveryRow, lastFailure: string, trx: Kysely<Database>) => Promise<void>;
+  /** Told after an exhausted delivery's Failed state committed (wakes the alert sender). */
+  afterExhausted?: () => void;
   metrics?: Pick<Metrics, 'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost'>;
 }
 
@@ -282,7 +289,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             updated_at: now,
           };
     if (platformResponse !== undefined) update.platform_response = platformResponse;
-    await finish(
+    const exhausted = step.next === 'failed' && step.exhausted;
+    const recorded = await finish(
       row,
       {
         number,
@@ -296,6 +304,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       },
       update,
       calledGitHub,
+      undefined,
+      exhausted ? (trx) => options.onExhausted?.(row, failure.message, trx) ?? Promise.resolve() : undefined,
     );
     logger.warn(
       {
@@ -307,7 +317,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       },
       `dispatch failed: ${failure.message}`,
     );
-    if (step.next === 'failed' && step.exhausted) options.onExhausted?.(row, failure.message);
+    if (exhausted && recorded) options.afterExhausted?.();
   }
 
   async function finish(
@@ -316,7 +326,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     update: DeliveryUpdate,
     calledGitHub = false,
     awaitStartSince?: number,
-  ): Promise<void> {
+    /** More writes that must commit with the attempt (and only if it is recorded). */
+    alongside?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<boolean> {
     if (attemptRecord !== null) {
       metrics.dispatchAttempted(
         attemptRecord.outcome === 'accepted' ? null : (attemptRecord.errorCategory as ErrorCategory),
@@ -333,6 +345,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (ok && calledGitHub) {
         await countUsage(trx, row.consumer_account_id, 'dispatchApiCalls', clock.now());
       }
+      if (ok) await alongside?.(trx);
       return ok;
     });
     if (!recorded) {
@@ -344,6 +357,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } else if (update.dispatch_state === 'accepted') {
       logger.info({ deliveryId: row.delivery_id, attempt: attemptRecord?.number }, 'dispatch accepted');
     }
+    return recorded;
   }
 
   // The pool (issue 11): attempts run side by side and the pool is refilled as each one ends, so a

@@ -1,7 +1,9 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { notStartedCutoff, notStartedDueAt } from '../domain/not-started.js';
 import { type FlaggedDelivery, flagNotStarted, oldestAwaitingStart } from '../store/not-started.js';
+import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -21,8 +23,13 @@ export function createNotStartedMonitor(options: {
   logger: Logger;
   afterMs: number;
   batchSize?: number;
-  /** Told about each batch flagged (metrics, alerts). */
-  onFlagged?: (flagged: FlaggedDelivery[]) => void;
+  /**
+   * Told about each batch flagged, inside the transaction that flags it: what it writes there (the
+   * alerts) commits with the flags, so a process that dies after the commit cannot lose it.
+   */
+  onFlagged?: (flagged: FlaggedDelivery[], trx: Kysely<Database>) => Promise<void>;
+  /** Told after each flagged batch committed. */
+  afterFlagged?: () => void;
 }): NotStartedMonitor {
   const { store, clock, afterMs } = options;
   const batch = options.batchSize ?? 500;
@@ -31,11 +38,13 @@ export function createNotStartedMonitor(options: {
       const all: FlaggedDelivery[] = [];
       for (;;) {
         const now = clock.now();
-        const { examined, flagged } = await store.transaction((trx) =>
-          flagNotStarted(trx, { cutoff: notStartedCutoff(now, afterMs), now, batch }),
-        );
+        const { examined, flagged } = await store.transaction(async (trx) => {
+          const found = await flagNotStarted(trx, { cutoff: notStartedCutoff(now, afterMs), now, batch });
+          if (found.flagged.length > 0) await options.onFlagged?.(found.flagged, trx);
+          return found;
+        });
         if (flagged.length > 0) {
-          options.onFlagged?.(flagged);
+          options.afterFlagged?.();
           options.logger.warn(
             { deliveryIds: flagged.map((f) => f.deliveryId).slice(0, 20), count: flagged.length },
             'deliveries not started: GitHub accepted them but no consumer workflow run was seen',
