@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_ALERT_DEDUP_WINDOW_MS } from './domain/alerts.js';
-import { parseDurationMs } from './domain/duration.js';
+import { DAY_MS, HOUR_MS, parseDurationMs } from './domain/duration.js';
 import { DEFAULT_NOT_STARTED_AFTER_MS } from './domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
@@ -396,7 +396,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     }
   }
   const dispatchTimeoutMs = integer('ZEKT_DISPATCH_TIMEOUT_MS', 10_000, 100, 120_000);
-  const leaseMs = integer('ZEKT_LEASE_MS', 60_000, 200, 3_600_000);
+  const leaseMs = integer('ZEKT_LEASE_MS', 60_000, 200, HOUR_MS);
   if (leaseMs <= dispatchTimeoutMs) {
     problems.push(
       `ZEKT_LEASE_MS (${leaseMs}) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (${dispatchTimeoutMs}): a lease must outlast the call it protects`,
@@ -407,7 +407,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   const notStartedRaw = value('ZEKT_NOT_STARTED_AFTER');
   if (notStartedRaw !== undefined) {
     const parsed = parseDurationMs(notStartedRaw);
-    if (parsed === null || parsed < 1000 || parsed > 7 * 86_400_000) {
+    if (parsed === null || parsed < 1000 || parsed > 7 * DAY_MS) {
       problems.push(
         `ZEKT_NOT_STARTED_AFTER must be a duration from 1s to 7d such as 10m or 30m (got ${JSON.stringify(notStartedRaw)})`,
       );
@@ -462,25 +462,20 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     oidc: { issuer, audience: value('ZEKT_OIDC_AUDIENCE') ?? 'api://zekt' },
     secret: secret ?? '',
     installationDispatchRate: integer('ZEKT_INSTALLATION_DISPATCH_RATE', 80, 0, 100_000),
-    messageGraceMs: integer('ZEKT_MESSAGE_GRACE_MS', 0, 0, 3_600_000),
+    messageGraceMs: integer('ZEKT_MESSAGE_GRACE_MS', 0, 0, HOUR_MS),
     pollIntervalMs: integer('ZEKT_POLL_INTERVAL_MS', 1000, 10, 60_000),
     retryScheduleMs,
     dispatchTimeoutMs,
     dispatchConcurrency: integer('ZEKT_DISPATCH_CONCURRENCY', 64, 1, 10_000),
     installationConcurrency: integer('ZEKT_INSTALLATION_CONCURRENCY', 8, 1, 10_000),
     leaseMs,
-    retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', 3_600_000, 1_000, 7 * 24 * 3_600_000),
+    retentionIntervalMs: integer('ZEKT_RETENTION_INTERVAL_MS', HOUR_MS, 1_000, 7 * DAY_MS),
     alerts: {
       url: alertUrl,
       secret: alertSecret,
-      dedupWindowMs: integer(
-        'ZEKT_ALERT_DEDUP_WINDOW_MS',
-        DEFAULT_ALERT_DEDUP_WINDOW_MS,
-        0,
-        7 * 24 * 3_600_000,
-      ),
+      dedupWindowMs: integer('ZEKT_ALERT_DEDUP_WINDOW_MS', DEFAULT_ALERT_DEDUP_WINDOW_MS, 0, 7 * DAY_MS),
     },
-    reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, 24 * 3_600_000),
+    reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, DAY_MS),
     notStartedAfterMs,
     workerId: value('ZEKT_WORKER_ID') ?? null,
     metrics: { workerPort: integer('ZEKT_METRICS_PORT', 9464, 0, 65535), token: metricsToken },

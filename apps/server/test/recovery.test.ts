@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recover } from '../src/cli/recover.js';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
 import { createManualClock } from '../src/domain/clock.js';
+import { DAY_MS } from '../src/domain/duration.js';
 import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-
-const DAY_MS = 86_400_000;
 
 /**
  * Bulk recovery (issue 12 §4). The service's own recovery loop polls once a minute here, so the

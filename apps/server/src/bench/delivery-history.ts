@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { DAY_MS } from '../domain/duration.js';
 import { newDeliveryId, newId } from '../domain/ids.js';
 import { newDeliveryRow } from '../store/deliveries.js';
 import type { Database, NewDelivery } from '../store/schema.js';
@@ -21,7 +22,7 @@ export async function seedDeliveryHistory(
     progress?: (done: number) => void;
   },
 ): Promise<void> {
-  const spanMs = 396 * 86_400_000;
+  const spanMs = 396 * DAY_MS;
   const batch = 400;
   const perEvent = input.subscriptions.length;
   for (let done = 0; done < input.records; ) {

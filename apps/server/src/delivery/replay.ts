@@ -1,5 +1,6 @@
 import type { AuditActor } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
+import { HOUR_MS } from '../domain/duration.js';
 import { newDeliveryId } from '../domain/ids.js';
 import { isActive } from '../domain/subscription-state.js';
 import { getArchive } from '../store/archives.js';
@@ -22,7 +23,7 @@ import { getSubscription } from '../store/subscriptions.js';
  * request (same caller, delivery and key) return the replay the first one created.
  */
 export const REPLAY_LIMIT = 10;
-export const REPLAY_WINDOW_MS = 3_600_000;
+export const REPLAY_WINDOW_MS = HOUR_MS;
 
 export type ReplayResult =
   | { outcome: 'not_found' }

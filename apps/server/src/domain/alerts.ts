@@ -1,3 +1,4 @@
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from './duration.js';
 import type { Health } from './health.js';
 
 /**
@@ -14,7 +15,7 @@ export const ALERT_KINDS = [
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** Default of ZEKT_ALERT_DEDUP_WINDOW_MS: an alert like one raised within the last hour is not raised again. */
-export const DEFAULT_ALERT_DEDUP_WINDOW_MS = 3_600_000;
+export const DEFAULT_ALERT_DEDUP_WINDOW_MS = HOUR_MS;
 
 /** How often a worker compares each connection's health with the last one seen. */
 export const HEALTH_CHECK_INTERVAL_MS = 60_000;
@@ -23,7 +24,14 @@ export const HEALTH_CHECK_INTERVAL_MS = 60_000;
  * Delays before each send of an alert; the first is the initial send. After the last, the alert is
  * `failed` (still listed in the console). Shorter than deliveries': an alert is worth less late.
  */
-export const ALERT_RETRY_SCHEDULE_MS = [0, 10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000] as const;
+export const ALERT_RETRY_SCHEDULE_MS = [
+  0,
+  10 * SECOND_MS,
+  MINUTE_MS,
+  5 * MINUTE_MS,
+  30 * MINUTE_MS,
+  2 * HOUR_MS,
+] as const;
 
 /**
  * The alert a change of health raises: turning Warning or Critical (also one to the other), and

@@ -1,3 +1,4 @@
+import { DAY_MS } from './duration.js';
 import { ERROR_CATEGORIES } from './error-category.js';
 import { NOT_STARTED_CATEGORY, notStartedRecommendation } from './not-started.js';
 
@@ -7,7 +8,7 @@ import { NOT_STARTED_CATEGORY, notStartedRecommendation } from './not-started.js
  * about each category that occurred. Recommendations name the setting, permission
  * or place to look, because "an error happened" helps nobody.
  */
-export const DIAGNOSTICS_WINDOW_MS = 30 * 24 * 3_600_000;
+export const DIAGNOSTICS_WINDOW_MS = 30 * DAY_MS;
 export const RECENT_FAILURES = 10;
 
 /** The attempts' error categories, then the deliveries that never started. */

@@ -1,3 +1,5 @@
+import { DAY_MS } from './duration.js';
+
 /**
  * Connection health, exactly as the seed's table (section 3):
  * - success rate = (Completed + Confirmed) / Total over the deliveries of the last 24 hours;
@@ -10,8 +12,8 @@
  */
 export type Health = 'Healthy' | 'Warning' | 'Critical';
 
-export const HEALTH_WINDOW_MS = 24 * 3_600_000;
-export const RECENT_ACTIVITY_MS = 7 * 24 * 3_600_000;
+export const HEALTH_WINDOW_MS = DAY_MS;
+export const RECENT_ACTIVITY_MS = 7 * DAY_MS;
 /** Healthy at or above this success rate (percent), Warning from WARNING_PERCENT up to it, else Critical. */
 export const HEALTHY_PERCENT = 98;
 export const WARNING_PERCENT = 90;

@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './duration.js';
 import { isRateLimited } from './error-category.js';
 import { requestedDelayMs } from './retry-schedule.js';
 
@@ -15,13 +16,13 @@ export const RECONCILED_EVENTS: ReadonlySet<string> = new Set([
 ]);
 
 /** How far back GitHub lists deliveries. */
-export const GITHUB_DELIVERY_KEPT_MS = 3 * 24 * 3_600_000;
+export const GITHUB_DELIVERY_KEPT_MS = 3 * DAY_MS;
 
 /** Pages of 100 deliveries read per webhook and pass: a bound on one pass's GitHub calls. */
 export const MAX_DELIVERY_PAGES = 10;
 
 /** Redelivery requests are remembered a little longer than GitHub keeps the deliveries. */
-export const REDELIVERY_REQUEST_KEPT_MS = 7 * 24 * 3_600_000;
+export const REDELIVERY_REQUEST_KEPT_MS = 7 * DAY_MS;
 
 /** One delivery attempt as GitHub lists it. */
 export interface ListedDelivery {
@@ -67,8 +68,7 @@ export interface ReconcileBackoff {
   until: number;
 }
 
-const MINUTE_MS = 60_000;
-const MAX_BACKOFF_MS = 6 * 3_600_000;
+const MAX_BACKOFF_MS = 6 * HOUR_MS;
 
 /**
  * How long to back off a webhook after GitHub refused a call about it: a rate limit until GitHub's

@@ -1,10 +1,10 @@
 import type { DeliveryStatus } from './delivery-state.js';
+import { DAY_MS } from './duration.js';
 
 /**
  * Bulk recovery (issue 12 §4): "replay every failed delivery of this connection since T". The
  * rules of a recovery's window, the delivery states it may take, and how it is worked through.
  */
-const DAY_MS = 86_400_000;
 
 /** Archived payloads live 90 days (retention.ts); a longer window would only find expired ones. */
 export const MAX_RECOVERY_WINDOW_MS = 90 * DAY_MS;

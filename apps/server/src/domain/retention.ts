@@ -1,9 +1,10 @@
+import { DAY_MS, HOUR_MS } from './duration.js';
+
 /**
  * Retention (SPEC 5): delivery records 396 days (13 months), archived payloads 90 days, messages of
  * runs whose completion event never arrived 24 hours. A row expires once it is strictly older than
  * its retention: a record dispatched exactly 396 days ago is still kept.
  */
-const DAY_MS = 24 * 3_600_000;
 
 export const RETENTION_MS = {
   deliveries: 396 * DAY_MS,
@@ -16,7 +17,7 @@ export const RETENTION_MS = {
   /** A replay's Idempotency-Key returns the same replay for a day. */
   replayRequests: DAY_MS,
   /** Rate-limit windows are a minute; an hour of them is kept for whoever looks into an attack. */
-  rateLimitWindows: 3_600_000,
+  rateLimitWindows: HOUR_MS,
 } as const;
 
 /** Rows created strictly before this time have expired. */

@@ -1,3 +1,5 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './duration.js';
+
 /**
  * When to try a failed dispatch again. The schedule is data (SPEC 4): the n-th retry waits
  * `schedule[n]`, with ±20 % jitter so deliveries that failed together do not retry together.
@@ -7,17 +9,17 @@
  */
 export const DEFAULT_RETRY_SCHEDULE_MS = [
   0,
-  10_000,
-  60_000,
-  5 * 60_000,
-  30 * 60_000,
-  2 * 3_600_000,
-  6 * 3_600_000,
-  12 * 3_600_000,
-  24 * 3_600_000,
+  10 * SECOND_MS,
+  MINUTE_MS,
+  5 * MINUTE_MS,
+  30 * MINUTE_MS,
+  2 * HOUR_MS,
+  6 * HOUR_MS,
+  12 * HOUR_MS,
+  DAY_MS,
 ] as const;
 
-export const MAX_RETRY_DELAY_MS = 24 * 3_600_000;
+export const MAX_RETRY_DELAY_MS = DAY_MS;
 export const JITTER_RATIO = 0.2;
 
 export interface RetryInput {

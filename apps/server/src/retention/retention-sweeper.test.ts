@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../domain/clock.js';
+import { DAY_MS } from '../domain/duration.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
@@ -18,7 +19,6 @@ import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { openTempStore } from '../test-support/temp-store.js';
 import { createRetentionSweeper } from './retention-sweeper.js';
 
-const DAY = 24 * 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 const summary: RunSummary = {
@@ -180,7 +180,7 @@ describe('retention sweeper', () => {
     for (const runId of [1, 2, 3]) await upsertMessage(store.db, message(runId, 1), T0);
     await upsertMessage(store.db, message(4, 2), T0);
     await upsertMessage(store.db, message(5, 1), T0 + 1);
-    clock.set(T0 + DAY);
+    clock.set(T0 + DAY_MS);
     expect((await sweeper.sweep()).orphanedMessages).toBe(0);
     clock.advance(1);
     expect((await sweeper.sweep()).orphanedMessages).toBe(4);
@@ -193,7 +193,7 @@ describe('retention sweeper', () => {
     const clock = createManualClock(T0);
     const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
     await recordWebhookDelivery(store.db, { guid: 'g', event: 'ping', hookId: null }, T0);
-    clock.set(T0 + 30 * DAY);
+    clock.set(T0 + 30 * DAY_MS);
     expect((await sweeper.sweep()).webhookDeliveries).toBe(0);
     clock.advance(1);
     expect((await sweeper.sweep()).webhookDeliveries).toBe(1);
@@ -203,8 +203,8 @@ describe('retention sweeper', () => {
     const clock = createManualClock(T0);
     const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
     const user = await upsertUser(store.db, { login: 'alice', githubId: 7 }, T0);
-    await createSession(store.db, { sessionHash: 'h1', userId: user.user_id, expiresAt: T0 + DAY }, T0);
-    clock.set(T0 + DAY - 1);
+    await createSession(store.db, { sessionHash: 'h1', userId: user.user_id, expiresAt: T0 + DAY_MS }, T0);
+    clock.set(T0 + DAY_MS - 1);
     expect((await sweeper.sweep()).sessions).toBe(0);
     expect((await findSessionUser(store.db, 'h1', clock.now()))?.login).toBe('alice');
     clock.advance(1);
@@ -229,7 +229,7 @@ describe('retention sweeper', () => {
     clock.advance(1);
     expect((await sweeper.sweep()).rateLimitCounters).toBe(1);
     expect(await count('rate_limit_counters')).toBe(1);
-    clock.set(T0 + DAY);
+    clock.set(T0 + DAY_MS);
     expect((await sweeper.sweep()).replayRequests).toBe(0);
     clock.advance(1);
     expect((await sweeper.sweep()).replayRequests).toBe(1);
@@ -246,7 +246,7 @@ describe('retention sweeper', () => {
       target: { type: 'subscription' as const, id: 'sub_1' },
     };
     await recordAudit(store.db, change, T0);
-    await recordAudit(store.db, change, T0 + DAY);
+    await recordAudit(store.db, change, T0 + DAY_MS);
     expect(RETENTION_MS.auditEntries).toBe(RETENTION_MS.deliveries);
     clock.set(T0 + RETENTION_MS.deliveries);
     expect((await sweeper.sweep()).auditEntries).toBe(0);

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { HOUR_MS, MINUTE_MS } from '../domain/duration.js';
 
 /**
  * Console sessions and the OAuth `state`: random values with 256 bits of entropy. The browser
  * holds the session value in a cookie; the store keeps only its SHA-256 (as for API tokens).
  */
-export const SESSION_LIFETIME_MS = 12 * 3_600_000;
-export const OAUTH_STATE_LIFETIME_MS = 10 * 60_000;
+export const SESSION_LIFETIME_MS = 12 * HOUR_MS;
+export const OAUTH_STATE_LIFETIME_MS = 10 * MINUTE_MS;
 
 export function generateSessionValue(): string {
   return `zks_${randomBytes(32).toString('base64url')}`;

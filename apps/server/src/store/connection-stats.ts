@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { DAY_MS } from '../domain/duration.js';
 import { HEALTH_WINDOW_MS, RECENT_ACTIVITY_MS } from '../domain/health.js';
 import type { Database } from './schema.js';
 
@@ -17,8 +18,6 @@ export interface ConnectionStats {
   total7d: number;
   lastEventAt: number | null;
 }
-
-const DAY_MS = 86_400_000;
 
 /** A delivery that succeeded, as health counts it (see the comment above). */
 const SUCCEEDED = sql`(status in ('Completed', 'Confirmed') or (durable = ${false} and dispatch_state = 'accepted' and status <> 'Failed'))`;

@@ -5,6 +5,7 @@ import {
   RECENT_FAILURES,
   recommend,
 } from '../../domain/diagnostics.js';
+import { DAY_MS, HOUR_MS } from '../../domain/duration.js';
 import { ERROR_CATEGORIES, type ErrorCategory } from '../../domain/error-category.js';
 import {
   connectionHealth,
@@ -51,7 +52,6 @@ function acceptedStatus(platformResponse: string | null): number | null {
   const status = (JSON.parse(platformResponse) as { status?: unknown }).status;
   return typeof status === 'number' ? status : null;
 }
-const DAY_MS = 86_400_000;
 const MAX_HISTORY_DAYS = 90;
 
 /** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
@@ -164,7 +164,7 @@ export function registerConnectionRoutes(
         thresholds: {
           healthyPercent: HEALTHY_PERCENT,
           warningPercent: WARNING_PERCENT,
-          windowHours: HEALTH_WINDOW_MS / 3_600_000,
+          windowHours: HEALTH_WINDOW_MS / HOUR_MS,
           recentActivityDays: RECENT_ACTIVITY_MS / DAY_MS,
         },
         nextCursor: page.nextCursor,
