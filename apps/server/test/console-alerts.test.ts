@@ -1,43 +1,21 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { type ConsoleUser, goTo, openConsole, seriousViolations } from '../src/test-support/console-page.js';
-import { runWhileConsumerRefuses, setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { goTo, seriousViolations } from '../src/test-support/console-page.js';
+import { useConsoleSuite } from '../src/test-support/console-suite.js';
+import { runWhileConsumerRefuses, type World } from '../src/test-support/demo-world.js';
+import { eventually, type Harness } from '../src/test-support/harness.js';
 
 /**
  * The Alerts view (issue 12 §5): a connection that turned Critical is listed for its consumer, with
  * where the alert went (here nowhere: no alert URL is configured, and the view says so); the
  * provider's account sees no alert of the consumer's.
  */
-let browser: Browser;
+const suite = useConsoleSuite({ env: { ZEKT_RETRY_SCHEDULE: '0s', ZEKT_RECONCILE_INTERVAL_MS: '0' } });
 let h: Harness;
 let world: World;
-const users: ConsoleUser[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, BROWSER_SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
+beforeEach(() => {
+  ({ h, world } = suite);
 });
-beforeEach(async () => {
-  h = await startHarness({ env: { ZEKT_RETRY_SCHEDULE: '0s', ZEKT_RECONCILE_INTERVAL_MS: '0' } });
-  world = await setUpWorld(h);
-});
-afterEach(async () => {
-  for (const user of users.splice(0)) {
-    expect(user.problems, `${user.login}'s page`).toEqual([]);
-    await user.context.close();
-  }
-  await h.close();
-});
-
-async function open(login: string): Promise<ConsoleUser> {
-  const user = await openConsole(browser, { zektUrl: h.url, simUrl: h.sim.url, login });
-  users.push(user);
-  return user;
-}
+const open = suite.open;
 
 describe('Alerts', () => {
   it('lists a connection that turned Critical for its consumer, says it was not sent, and shows the provider none', async () => {

@@ -1,10 +1,10 @@
-import type { Browser, Locator } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { type ConsoleUser, goTo, openConsole, seriousViolations } from '../src/test-support/console-page.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { goTo, seriousViolations } from '../src/test-support/console-page.js';
+import { useConsoleSuite } from '../src/test-support/console-suite.js';
+import type { World } from '../src/test-support/demo-world.js';
+import { eventually, type Harness } from '../src/test-support/harness.js';
 
 /**
  * Bulk recovery and the audit trail in the console (issue 12 §4, §6), in Chromium against the
@@ -15,34 +15,13 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as in a workflow file.
 const RUN_NAME = 'zekt ${{ github.event.client_payload.zekt.deliveryId }}';
 
-let browser: Browser;
+const suite = useConsoleSuite({ workers: false, env: { ZEKT_RETRY_SCHEDULE: '0s' } });
 let h: Harness;
 let world: World;
-const users: ConsoleUser[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, BROWSER_SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
+beforeEach(() => {
+  ({ h, world } = suite);
 });
-beforeEach(async () => {
-  h = await startHarness({ workers: false, env: { ZEKT_RETRY_SCHEDULE: '0s' } });
-  world = await setUpWorld(h);
-});
-afterEach(async () => {
-  for (const user of users.splice(0)) {
-    expect(user.problems, `${user.login}'s page`).toEqual([]);
-    await user.context.close();
-  }
-  await h.close();
-});
-
-async function open(login: string): Promise<ConsoleUser> {
-  const user = await openConsole(browser, { zektUrl: h.url, simUrl: h.sim.url, login });
-  users.push(user);
-  return user;
-}
+const open = suite.open;
 
 /** The worker's part, done by the test: route the events that arrived, dispatch what is due. */
 async function work(): Promise<void> {

@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { type ConsoleUser, goTo, openConsole, signInToGitHub } from '../src/test-support/console-page.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type ConsoleUser, goTo, signInToGitHub } from '../src/test-support/console-page.js';
+import { useConsoleSuite } from '../src/test-support/console-suite.js';
+import type { World } from '../src/test-support/demo-world.js';
+import { eventually, type Harness } from '../src/test-support/harness.js';
 
 /**
  * The console when things are not simple: forms that refuse bad input before sending and put the
@@ -11,39 +11,14 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
  * when their request fails, an expired session, a user without an account, a failed load with
  * Retry, the keyboard, a 390 px screen, filters in the URL.
  */
-let browser: Browser;
+const suite = useConsoleSuite();
 let h: Harness;
 let world: World;
-const users: ConsoleUser[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, BROWSER_SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await browser?.close();
+let browser: Browser;
+beforeEach(() => {
+  ({ h, world, browser } = suite);
 });
-beforeEach(async () => {
-  h = await startHarness();
-  world = await setUpWorld(h);
-});
-afterEach(async () => {
-  for (const user of users.splice(0)) {
-    expect(user.problems, `${user.login}'s page`).toEqual([]);
-    await user.context.close();
-  }
-  await h.close();
-});
-
-async function open(login: string, viewport?: { width: number; height: number }): Promise<ConsoleUser> {
-  const user = await openConsole(browser, {
-    zektUrl: h.url,
-    simUrl: h.sim.url,
-    login,
-    ...(viewport ? { viewport } : {}),
-  });
-  users.push(user);
-  return user;
-}
+const open = suite.open;
 
 const sent = (user: ConsoleUser, request: string) => user.requests.filter((r) => r === request).length;
 
