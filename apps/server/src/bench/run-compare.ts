@@ -123,6 +123,8 @@ export interface CompareOptions {
   chartPath: string | null;
   /** Run only these parts (COMPARE_PARTS; undefined: all of them). */
   only?: readonly ComparePart[] | undefined;
+  /** Write a V8 CPU profile of each Zekt target's `zekt serve` here (`node --cpu-prof`); unset: none. */
+  profileDir?: string | undefined;
   progress: (line: string) => void;
 }
 
@@ -210,6 +212,9 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     : [...options.rates, COMPARE_RATE].sort((a, b) => a - b);
   const opts = { ...options, rates };
   const runs = (part: ComparePart) => options.only === undefined || options.only.includes(part);
+  const profiled = options.profileDir
+    ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', options.profileDir] }
+    : {};
   const figures: TargetFigures[] = [];
   if (runs('ceiling')) figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
   if (runs('naive'))
@@ -222,14 +227,26 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   if (runs('nondurable'))
     figures.push(
       await withTarget(
-        () => startZekt({ name: 'Zekt, non-durable (SQLite)', consumers: [FAST_CONSUMER], durable: false }),
+        () =>
+          startZekt({
+            name: 'Zekt, non-durable (SQLite)',
+            consumers: [FAST_CONSUMER],
+            durable: false,
+            ...profiled,
+          }),
         (t) => measureTarget('zekt-nondurable-sqlite', t, opts),
       ),
     );
   if (runs('durable'))
     figures.push(
       await withTarget(
-        () => startZekt({ name: 'Zekt, durable (SQLite)', consumers: [FAST_CONSUMER], durable: true }),
+        () =>
+          startZekt({
+            name: 'Zekt, durable (SQLite)',
+            consumers: [FAST_CONSUMER],
+            durable: true,
+            ...profiled,
+          }),
         (t) => measureTarget(DURABLE_KEY, t, opts),
       ),
     );
@@ -242,6 +259,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
             consumers: [FAST_CONSUMER],
             durable: true,
             databaseUrl: options.databaseUrl,
+            ...profiled,
           }),
         (t) => measureTarget('zekt-durable-postgres', t, opts),
       ),

@@ -90,6 +90,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
     databaseUrl: values.string('database-url'),
     chartPath: values.string('chart') ?? null,
     only: only as ComparePart[] | undefined,
+    profileDir: values.string('profile'),
     progress: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(

@@ -280,6 +280,12 @@ export const COMMANDS: readonly CommandUsage[] = [
         description:
           'run only these parts: ceiling, naive, nondurable, durable, postgres, isolation, scale-out, queries',
       },
+      {
+        name: 'profile',
+        type: 'string',
+        value: 'dir',
+        description: "write a CPU profile of each Zekt target's zekt serve here (node --cpu-prof)",
+      },
       { name: 'json', type: 'boolean', description: 'print the report as JSON' },
     ],
     examples: [
