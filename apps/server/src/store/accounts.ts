@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { hotQuery } from './compiled-query.js';
 import type { KeysetPage } from './page.js';
 import type { AccountRow, Database, RepositoryRow } from './schema.js';
 
@@ -165,16 +166,16 @@ export async function markRepositoriesRemoved(
     .execute();
 }
 
-export function getRepository(
+export async function getRepository(
   db: Kysely<Database>,
   repositoryId: number,
 ): Promise<RepositoryRow | undefined> {
-  return db
-    .selectFrom('repositories')
-    .selectAll()
-    .where('repository_id', '=', repositoryId)
-    .executeTakeFirst();
+  return (await getRepositoryQuery.execute(db, { repositoryId })).rows[0];
 }
+
+const getRepositoryQuery = hotQuery((db, p: { repositoryId: number }) =>
+  db.selectFrom('repositories').selectAll().where('repository_id', '=', p.repositoryId),
+);
 
 /** Repository names are case-insensitive on GitHub, like logins. */
 export function getRepositoryByName(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { RunSummary } from '../domain/run-summary.js';
+import { hotQuery } from './compiled-query.js';
 import type { ArchiveRow, Database } from './schema.js';
 
 /** Archived aggregated payloads, one per routed event: what replay and payload fetch read. */
@@ -15,19 +16,40 @@ export async function insertArchive(
   },
   now: number,
 ): Promise<void> {
-  await db
-    .insertInto('archives')
-    .values({
-      event_id: archive.eventId,
-      summary: JSON.stringify(archive.summary),
-      has_message: archive.payloadJson !== null,
-      payload: archive.payloadJson,
-      payload_bytes: archive.payloadBytes,
-      archived_at: now,
-      expires_at: archive.expiresAt,
-    })
-    .execute();
+  await insertArchiveQuery.execute(db, {
+    eventId: archive.eventId,
+    summary: JSON.stringify(archive.summary),
+    hasMessage: archive.payloadJson !== null,
+    payload: archive.payloadJson,
+    payloadBytes: archive.payloadBytes,
+    now,
+    expiresAt: archive.expiresAt,
+  });
 }
+
+const insertArchiveQuery = hotQuery(
+  (
+    db,
+    p: {
+      eventId: string;
+      summary: string;
+      hasMessage: boolean;
+      payload: string | null;
+      payloadBytes: number;
+      now: number;
+      expiresAt: number;
+    },
+  ) =>
+    db.insertInto('archives').values({
+      event_id: p.eventId,
+      summary: p.summary,
+      has_message: p.hasMessage,
+      payload: p.payload,
+      payload_bytes: p.payloadBytes,
+      archived_at: p.now,
+      expires_at: p.expiresAt,
+    }),
+);
 
 export function getArchive(db: Kysely<Database>, eventId: string): Promise<ArchiveRow | undefined> {
   return db.selectFrom('archives').selectAll().where('event_id', '=', eventId).executeTakeFirst();

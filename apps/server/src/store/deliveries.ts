@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
+import { type HotQuery, hotQuery } from './compiled-query.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
 
@@ -70,8 +71,43 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
 
 export async function insertDeliveries(db: Kysely<Database>, deliveries: NewDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
-  await db.insertInto('deliveries').values(deliveries).execute();
+  const columns = Object.keys(deliveries[0] as NewDelivery);
+  // Kysely leaves undefined values out of the SQL: such rows take the builder.
+  const sameColumns = deliveries.every(
+    (row) =>
+      Object.keys(row).length === columns.length &&
+      columns.every((c) => (row as Record<string, unknown>)[c] !== undefined),
+  );
+  if (!sameColumns || deliveries.length > MAX_HOT_DELIVERIES) {
+    await db.insertInto('deliveries').values(deliveries).execute();
+    return;
+  }
+  // An event routes to a handful of subscriptions: one compiled statement per row count and columns.
+  const key = `${deliveries.length}:${columns.join(',')}`;
+  let query = insertDeliveriesQueries.get(key);
+  if (!query) {
+    const count = deliveries.length;
+    query = hotQuery((db, p: Record<string, unknown>) =>
+      db
+        .insertInto('deliveries')
+        .values(
+          Array.from(
+            { length: count },
+            (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${i}.${c}`]])) as NewDelivery,
+          ),
+        ),
+    );
+    insertDeliveriesQueries.set(key, query);
+  }
+  const params: Record<string, unknown> = {};
+  deliveries.forEach((row, i) => {
+    for (const c of columns) params[`${i}.${c}`] = (row as Record<string, unknown>)[c];
+  });
+  await query.execute(db, params);
 }
+
+const MAX_HOT_DELIVERIES = 16;
+const insertDeliveriesQueries = new Map<string, HotQuery<Record<string, unknown>, unknown>>();
 
 export interface ClaimOptions {
   owner: string;
@@ -91,30 +127,53 @@ export async function claimDueDeliveries(
   dialect: SqlDialect,
   options: ClaimOptions,
 ): Promise<DeliveryRow[]> {
-  let due = db
-    .selectFrom('deliveries')
-    .select('delivery_id')
-    .where('dispatch_state', '=', 'pending')
-    .where('next_attempt_at', '<=', options.now)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', options.now)]))
-    .orderBy('next_attempt_at')
-    .limit(options.limit);
-  if (options.skipAccounts && options.skipAccounts.length > 0) {
-    due = due.where('consumer_account_id', 'not in', [...options.skipAccounts]);
+  const skip = options.skipAccounts ?? [];
+  // Compiled once per dialect and number of skipped accounts (an `in` list binds each element).
+  const key = `${dialect}:${skip.length}`;
+  let query = claimQueries.get(key);
+  if (!query) {
+    const skipped = skip.length;
+    query = hotQuery((db, p: Record<string, unknown>) => {
+      const now = p.now as number;
+      let due = db
+        .selectFrom('deliveries')
+        .select('delivery_id')
+        .where('dispatch_state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+        .orderBy('next_attempt_at')
+        .limit(p.limit as number);
+      if (skipped > 0) {
+        const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
+        due = due.where('consumer_account_id', 'not in', accounts);
+      }
+      if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+      return db
+        .updateTable('deliveries')
+        .set((eb) => ({
+          lease_owner: p.owner as string,
+          lease_expires_at: p.leaseExpiresAt as number,
+          attempt_count: eb('attempt_count', '+', 1),
+          updated_at: now,
+        }))
+        .where('delivery_id', 'in', due)
+        .returningAll();
+    });
+    claimQueries.set(key, query);
   }
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('deliveries')
-    .set((eb) => ({
-      lease_owner: options.owner,
-      lease_expires_at: options.now + options.leaseMs,
-      attempt_count: eb('attempt_count', '+', 1),
-      updated_at: options.now,
-    }))
-    .where('delivery_id', 'in', due)
-    .returningAll()
-    .execute();
+  const params: Record<string, unknown> = {
+    now: options.now,
+    limit: options.limit,
+    owner: options.owner,
+    leaseExpiresAt: options.now + options.leaseMs,
+  };
+  skip.forEach((account, i) => {
+    params[`skip${i}`] = account;
+  });
+  return (await query.execute(db, params)).rows as DeliveryRow[];
 }
+
+const claimQueries = new Map<string, HotQuery<Record<string, unknown>, unknown>>();
 
 /**
  * Gives claimed deliveries back untouched (their claim is not an attempt): the worker took more of

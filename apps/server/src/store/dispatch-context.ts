@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { hotQuery } from './compiled-query.js';
 import type { Database, SubscriptionStatus } from './schema.js';
 
 /**
@@ -16,30 +17,7 @@ export interface DispatchContext {
 }
 
 export async function getDispatchContext(db: Kysely<Database>, deliveryId: string): Promise<DispatchContext> {
-  const row = await db
-    .selectFrom('deliveries as d')
-    .leftJoin('subscriptions as s', 's.subscription_id', 'd.subscription_id')
-    .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
-    .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
-    .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
-    .leftJoin('events as e', 'e.event_id', 'd.event_id')
-    .select([
-      's.status as subscription_status',
-      'a.account_id as account_id',
-      'a.login as login',
-      'a.installation_id as installation_id',
-      'a.uninstalled_at as uninstalled_at',
-      'r.repository_id as repository_id',
-      'r.full_name as full_name',
-      'r.removed_at as removed_at',
-      'ar.event_id as archive_event_id',
-      'ar.summary as summary',
-      'ar.has_message as has_message',
-      'ar.payload as payload',
-      'e.received_at as received_at',
-    ])
-    .where('d.delivery_id', '=', deliveryId)
-    .executeTakeFirst();
+  const [row] = (await dispatchContextQuery.execute(db, { deliveryId })).rows;
   return {
     subscriptionStatus: row?.subscription_status ?? null,
     account:
@@ -88,3 +66,29 @@ export async function attemptRecorded(
     .executeTakeFirst();
   return row !== undefined;
 }
+
+const dispatchContextQuery = hotQuery((db, p: { deliveryId: string }) =>
+  db
+    .selectFrom('deliveries as d')
+    .leftJoin('subscriptions as s', 's.subscription_id', 'd.subscription_id')
+    .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
+    .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
+    .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
+    .leftJoin('events as e', 'e.event_id', 'd.event_id')
+    .select([
+      's.status as subscription_status',
+      'a.account_id as account_id',
+      'a.login as login',
+      'a.installation_id as installation_id',
+      'a.uninstalled_at as uninstalled_at',
+      'r.repository_id as repository_id',
+      'r.full_name as full_name',
+      'r.removed_at as removed_at',
+      'ar.event_id as archive_event_id',
+      'ar.summary as summary',
+      'ar.has_message as has_message',
+      'ar.payload as payload',
+      'e.received_at as received_at',
+    ])
+    .where('d.delivery_id', '=', p.deliveryId),
+);

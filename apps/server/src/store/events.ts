@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
+import { hotQuery } from './compiled-query.js';
 import type { Database, EventRow } from './schema.js';
 
 /** Completion events of run keys: stored at ingestion, routed from the store. */
@@ -21,29 +22,60 @@ export async function insertEvent(
   now: number,
 ): Promise<string | null> {
   const eventId = newId('evt', now);
-  const result = await db
-    .insertInto('events')
-    .values({
-      event_id: eventId,
-      repository_id: event.repositoryId,
-      run_id: event.runId,
-      run_attempt: event.runAttempt,
-      account_id: event.accountId,
-      workflow_path: event.summary.workflowPath,
-      workflow_name: event.summary.workflow,
-      conclusion: event.summary.conclusion,
-      summary: JSON.stringify(event.summary),
-      received_at: now,
-      route_after: event.routeAfter,
-      route_status: 'pending',
-      routed_at: null,
-      message_id: null,
-      deliveries_created: 0,
-    })
-    .onConflict((oc) => oc.columns(['repository_id', 'run_id', 'run_attempt']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? eventId : null;
+  const result = await insertEventQuery.execute(db, {
+    eventId,
+    repositoryId: event.repositoryId,
+    runId: event.runId,
+    runAttempt: event.runAttempt,
+    accountId: event.accountId,
+    workflowPath: event.summary.workflowPath,
+    workflowName: event.summary.workflow,
+    conclusion: event.summary.conclusion,
+    summary: JSON.stringify(event.summary),
+    now,
+    routeAfter: event.routeAfter,
+  });
+  return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
 }
+
+const insertEventQuery = hotQuery(
+  (
+    db,
+    p: {
+      eventId: string;
+      repositoryId: number;
+      runId: number;
+      runAttempt: number;
+      accountId: number;
+      workflowPath: string;
+      workflowName: string;
+      conclusion: string | null;
+      summary: string;
+      now: number;
+      routeAfter: number;
+    },
+  ) =>
+    db
+      .insertInto('events')
+      .values({
+        event_id: p.eventId,
+        repository_id: p.repositoryId,
+        run_id: p.runId,
+        run_attempt: p.runAttempt,
+        account_id: p.accountId,
+        workflow_path: p.workflowPath,
+        workflow_name: p.workflowName,
+        conclusion: p.conclusion,
+        summary: p.summary,
+        received_at: p.now,
+        route_after: p.routeAfter,
+        route_status: 'pending',
+        routed_at: null,
+        message_id: null,
+        deliveries_created: 0,
+      })
+      .onConflict((oc) => oc.columns(['repository_id', 'run_id', 'run_attempt']).doNothing()),
+);
 
 /**
  * The next event due for routing, locked for the caller's transaction. On PostgreSQL other
@@ -105,17 +137,36 @@ export async function finishRouting(
   outcome: { status: 'routed' | 'blocked'; messageId: string | null; deliveriesCreated: number },
   now: number,
 ): Promise<void> {
-  await db
-    .updateTable('events')
-    .set({
-      route_status: outcome.status,
-      routed_at: now,
-      message_id: outcome.messageId,
-      deliveries_created: outcome.deliveriesCreated,
-    })
-    .where('event_id', '=', eventId)
-    .execute();
+  await finishRoutingQuery.execute(db, {
+    eventId,
+    status: outcome.status,
+    now,
+    messageId: outcome.messageId,
+    deliveriesCreated: outcome.deliveriesCreated,
+  });
 }
+
+const finishRoutingQuery = hotQuery(
+  (
+    db,
+    p: {
+      eventId: string;
+      status: 'routed' | 'blocked';
+      now: number;
+      messageId: string | null;
+      deliveriesCreated: number;
+    },
+  ) =>
+    db
+      .updateTable('events')
+      .set({
+        route_status: p.status,
+        routed_at: p.now,
+        message_id: p.messageId,
+        deliveries_created: p.deliveriesCreated,
+      })
+      .where('event_id', '=', p.eventId),
+);
 
 /** The earliest time a pending event becomes due, to sleep exactly until then. */
 export async function nextEventDueAt(db: Kysely<Database>): Promise<number | null> {

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -37,6 +37,16 @@ interface Unit {
   reject: (error: unknown) => void;
 }
 
+// The group's own statements, compiled once: they run several times per event.
+const SYNC_NORMAL = CompiledQuery.raw('pragma synchronous = normal');
+const SYNC_FULL = CompiledQuery.raw('pragma synchronous = full');
+const BEGIN = CompiledQuery.raw('begin immediate');
+const SAVEPOINT = CompiledQuery.raw('savepoint unit');
+const RELEASE = CompiledQuery.raw('release unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to unit');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
 /** Units in one transaction at most: bounds how long one COMMIT holds the writer. */
 const MAX_GROUP = 256;
 
@@ -58,12 +68,12 @@ export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<v
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       await db.connection().execute(async (connection) => {
-        await sql`pragma synchronous = normal`.execute(connection);
+        await connection.executeQuery(SYNC_NORMAL);
         try {
           await runUnits(connection);
         } finally {
           // Not allowed inside a transaction: runUnits has committed or rolled back by now.
-          await sql`pragma synchronous = full`.execute(connection);
+          await connection.executeQuery(SYNC_FULL);
         }
       });
     } catch (error) {
@@ -89,27 +99,27 @@ export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<v
     settling.add(settled);
 
     async function runUnits(connection: Kysely<Database>): Promise<void> {
-      await sql`begin immediate`.execute(connection);
+      await connection.executeQuery(BEGIN);
       try {
         if (group.length === 1) {
           results.push({ ok: true, value: await (group[0] as Unit).work(connection) });
         } else {
           for (const unit of group) {
-            await sql`savepoint unit`.execute(connection);
+            await connection.executeQuery(SAVEPOINT);
             try {
               const value = await unit.work(connection);
-              await sql`release unit`.execute(connection);
+              await connection.executeQuery(RELEASE);
               results.push({ ok: true, value });
             } catch (error) {
-              await sql`rollback to unit`.execute(connection);
-              await sql`release unit`.execute(connection);
+              await connection.executeQuery(ROLLBACK_TO);
+              await connection.executeQuery(RELEASE);
               results.push({ ok: false, error });
             }
           }
         }
-        await sql`commit`.execute(connection);
+        await connection.executeQuery(COMMIT);
       } catch (error) {
-        await sql`rollback`.execute(connection).catch(() => undefined);
+        await connection.executeQuery(ROLLBACK).catch(() => undefined);
         throw error;
       }
     }

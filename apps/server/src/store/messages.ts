@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
+import { hotQuery } from './compiled-query.js';
 import type { Database, MessageRow } from './schema.js';
 
 /** Messages sent by provider workflows through the message action, keyed by run key. */
@@ -53,18 +54,23 @@ export async function upsertMessage(
   return { messageId: row.message_id, replaced: existing !== undefined };
 }
 
-export function getMessageByRunKey(
+export async function getMessageByRunKey(
   db: Kysely<Database>,
   runKey: { repositoryId: number; runId: number; runAttempt: number },
 ): Promise<MessageRow | undefined> {
-  return db
-    .selectFrom('messages')
-    .selectAll()
-    .where('repository_id', '=', runKey.repositoryId)
-    .where('run_id', '=', runKey.runId)
-    .where('run_attempt', '=', runKey.runAttempt)
-    .executeTakeFirst();
+  const { repositoryId, runId, runAttempt } = runKey;
+  return (await getMessageByRunKeyQuery.execute(db, { repositoryId, runId, runAttempt })).rows[0];
 }
+
+const getMessageByRunKeyQuery = hotQuery(
+  (db, p: { repositoryId: number; runId: number; runAttempt: number }) =>
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where('repository_id', '=', p.repositoryId)
+      .where('run_id', '=', p.runId)
+      .where('run_attempt', '=', p.runAttempt),
+);
 
 export async function markMessageRouted(db: Kysely<Database>, messageId: string, now: number): Promise<void> {
   await db

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RoutableSubscription } from '../domain/routing.js';
+import { hotQuery } from './compiled-query.js';
 import type { KeysetPage } from './page.js';
 import type { Database, SubscriptionRow, SubscriptionStatus } from './schema.js';
 import { isUniqueViolation } from './store-errors.js';
@@ -131,7 +132,20 @@ export async function routableSubscriptions(
   repositoryId: number,
   workflowPath: string,
 ): Promise<RoutableSubscription[]> {
-  const rows = await db
+  const { rows } = await routableSubscriptionsQuery.execute(db, { repositoryId, workflowPath });
+  return rows.map((row) => ({
+    subscriptionId: row.subscription_id,
+    serviceId: row.service_id,
+    serviceEventType: row.event_type,
+    consumerAccountId: row.consumer_account_id,
+    consumerRepositoryId: row.consumer_repository_id,
+    durable: Boolean(row.durable),
+    completionTracking: Boolean(row.completion_enabled),
+  }));
+}
+
+const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; workflowPath: string }) =>
+  db
     .selectFrom('subscriptions')
     .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
     .innerJoin('repositories', 'repositories.repository_id', 'subscriptions.consumer_repository_id')
@@ -144,18 +158,8 @@ export async function routableSubscriptions(
       'subscriptions.durable',
       'repositories.completion_enabled',
     ])
-    .where('services.repository_id', '=', repositoryId)
-    .where('services.workflow_path', '=', workflowPath)
+    .where('services.repository_id', '=', p.repositoryId)
+    .where('services.workflow_path', '=', p.workflowPath)
     .where('subscriptions.status', '=', 'approved')
-    .orderBy('subscriptions.subscription_id')
-    .execute();
-  return rows.map((row) => ({
-    subscriptionId: row.subscription_id,
-    serviceId: row.service_id,
-    serviceEventType: row.event_type,
-    consumerAccountId: row.consumer_account_id,
-    consumerRepositoryId: row.consumer_repository_id,
-    durable: Boolean(row.durable),
-    completionTracking: Boolean(row.completion_enabled),
-  }));
-}
+    .orderBy('subscriptions.subscription_id'),
+);

@@ -7,6 +7,7 @@ import {
   type UsageCounters,
   usageDay,
 } from '../domain/usage.js';
+import { hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /** Adds to a usage counter of the day `now` falls in. Runs inside the caller's transaction. */
@@ -17,16 +18,20 @@ export async function countUsage(
   now: number,
   by = 1,
 ): Promise<void> {
-  await db
-    .insertInto('usage_daily')
-    .values({ account_id: accountId, day: usageDay(now), counter, value: by })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'day', 'counter'])
-        .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', by) })),
-    )
-    .execute();
+  await countUsageQuery.execute(db, { accountId, day: usageDay(now), counter, by });
 }
+
+const countUsageQuery = hotQuery(
+  (db, p: { accountId: number; day: string; counter: UsageCounter; by: number }) =>
+    db
+      .insertInto('usage_daily')
+      .values({ account_id: p.accountId, day: p.day, counter: p.counter, value: p.by })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'day', 'counter'])
+          .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', p.by) })),
+      ),
+);
 
 export interface MonthUsage {
   counters: UsageCounters;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /**
@@ -10,15 +11,19 @@ export async function recordWebhookDelivery(
   delivery: { guid: string; event: string; hookId: number | null },
   now: number,
 ): Promise<boolean> {
-  const result = await db
-    .insertInto('webhook_deliveries')
-    .values({
-      delivery_guid: delivery.guid,
-      event: delivery.event,
-      hook_id: delivery.hookId,
-      received_at: now,
-    })
-    .onConflict((oc) => oc.column('delivery_guid').doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  const result = await recordWebhookDeliveryQuery.execute(db, {
+    guid: delivery.guid,
+    event: delivery.event,
+    hookId: delivery.hookId,
+    now,
+  });
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
+
+const recordWebhookDeliveryQuery = hotQuery(
+  (db, p: { guid: string; event: string; hookId: number | null; now: number }) =>
+    db
+      .insertInto('webhook_deliveries')
+      .values({ delivery_guid: p.guid, event: p.event, hook_id: p.hookId, received_at: p.now })
+      .onConflict((oc) => oc.column('delivery_guid').doNothing()),
+);

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { hotQuery } from './compiled-query.js';
 import type { KeysetPage } from './page.js';
 import type { Database, WorkflowRow } from './schema.js';
 
@@ -9,29 +10,34 @@ export async function recordWorkflowSeen(
   workflow: { repositoryId: number; path: string; name: string },
   now: number,
 ): Promise<void> {
-  await db
-    .insertInto('workflows')
-    .values({
-      repository_id: workflow.repositoryId,
-      path: workflow.path,
-      name: workflow.name,
-      whitelisted: false,
-      blocked_count: 0,
-      first_seen_at: now,
-      last_seen_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc.columns(['repository_id', 'path']).doUpdateSet((eb) => ({
-        name: workflow.name,
-        first_seen_at: eb.fn.coalesce('workflows.first_seen_at', eb.val(now)),
-        last_seen_at: now,
-        updated_at: now,
-      })),
-    )
-    .execute();
+  const { repositoryId, path, name } = workflow;
+  await recordWorkflowSeenQuery.execute(db, { repositoryId, path, name, now });
 }
+
+const recordWorkflowSeenQuery = hotQuery(
+  (db, p: { repositoryId: number; path: string; name: string; now: number }) =>
+    db
+      .insertInto('workflows')
+      .values({
+        repository_id: p.repositoryId,
+        path: p.path,
+        name: p.name,
+        whitelisted: false,
+        blocked_count: 0,
+        first_seen_at: p.now,
+        last_seen_at: p.now,
+        created_at: p.now,
+        updated_at: p.now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['repository_id', 'path']).doUpdateSet((eb) => ({
+          name: p.name,
+          first_seen_at: eb.fn.coalesce('workflows.first_seen_at', eb.val(p.now)),
+          last_seen_at: p.now,
+          updated_at: p.now,
+        })),
+      ),
+);
 
 export async function setWhitelisted(
   db: Kysely<Database>,
@@ -57,18 +63,21 @@ export async function setWhitelisted(
     .execute();
 }
 
-export function getWorkflow(
+export async function getWorkflow(
   db: Kysely<Database>,
   repositoryId: number,
   path: string,
 ): Promise<WorkflowRow | undefined> {
-  return db
+  return (await getWorkflowQuery.execute(db, { repositoryId, path })).rows[0];
+}
+
+const getWorkflowQuery = hotQuery((db, p: { repositoryId: number; path: string }) =>
+  db
     .selectFrom('workflows')
     .selectAll()
-    .where('repository_id', '=', repositoryId)
-    .where('path', '=', path)
-    .executeTakeFirst();
-}
+    .where('repository_id', '=', p.repositoryId)
+    .where('path', '=', p.path),
+);
 
 export function listWorkflows(
   db: Kysely<Database>,
