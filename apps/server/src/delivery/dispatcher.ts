@@ -13,15 +13,14 @@ import type { DeliveryTokens } from '../security/delivery-token.js';
 import {
   type AttemptRecord,
   claimDueDeliveries,
+  finishAttempt,
   nextDeliveryDueAt,
-  recordAttempt,
   releaseClaims,
 } from '../store/deliveries.js';
 import { attemptRecorded, getDispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import { countUsage } from '../store/usage.js';
 
 /**
  * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` → record
@@ -334,19 +333,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         attemptRecord.outcome === 'accepted' ? null : (attemptRecord.errorCategory as ErrorCategory),
       );
     }
-    const recorded = await store.transaction(async (trx) => {
-      const ok = await recordAttempt(trx, {
-        deliveryId: row.delivery_id,
-        owner: options.workerId,
-        attempt: attemptRecord,
-        update,
-        awaitStartSince,
-      });
-      if (ok && calledGitHub) {
-        await countUsage(trx, row.consumer_account_id, 'dispatchApiCalls', clock.now());
-      }
-      if (ok) await alongside?.(trx);
-      return ok;
+    const recorded = await finishAttempt(store, {
+      deliveryId: row.delivery_id,
+      owner: options.workerId,
+      attempt: attemptRecord,
+      update,
+      awaitStartSince,
+      dispatchCountedAt: calledGitHub ? clock.now() : undefined,
+      alongside,
     });
     if (!recorded) {
       metrics.leaseLost('taken_over');
@@ -396,7 +390,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // The loop comes straight back for more while passes find work.
     const room = Math.min(poolSize - running.size, perInstallation);
     if (room <= 0) return [];
-    const claimed = await store.transaction(async (trx) => {
+    const claim = async (trx: Kysely<Database>) => {
       const rows = await claimDueDeliveries(trx, store.dialect, {
         owner: options.workerId,
         now: clock.now(),
@@ -421,7 +415,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
       await releaseClaims(trx, options.workerId, returned);
       return kept;
-    });
+    };
+    // On PostgreSQL the claim is one statement, atomic without a transaction around it (BEGIN and
+    // COMMIT were two of its three round trips); a release that follows needs no atomicity with it,
+    // as a worker dying in between leaves leases that expire like any other. SQLite's writes go
+    // through the group commit's transactions.
+    const claimed = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
     return claimed.map(start);
   }
 

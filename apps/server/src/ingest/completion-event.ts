@@ -3,7 +3,7 @@ import { logRouted, type RouteResult, routeEvent } from '../routing/event-router
 import { getRepository } from '../store/accounts.js';
 import { insertEvent } from '../store/events.js';
 import type { RepositoryHookRow } from '../store/schema.js';
-import { countUsage } from '../store/usage.js';
+import { countUsage, countUsages } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
@@ -48,7 +48,6 @@ export async function storeCompletionEvent(
         return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
       }
       const accountId = repository.account_id;
-      await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
       await recordWorkflowSeen(
         trx,
         { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
@@ -67,13 +66,20 @@ export async function storeCompletionEvent(
         now,
       );
       if (eventId === null) {
+        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
         return {
           outcome: 'duplicate',
           detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
         };
       }
-      await countUsage(trx, accountId, 'eventsReceived', now);
-      if (!options.routeInline || options.messageGraceMs > 0) return { outcome: 'accepted', eventId };
+      // The account's counters are rows every event of the account updates: counted last, in one
+      // statement, so on PostgreSQL concurrent webhooks wait on each other's lock for one round trip
+      // instead of for the rest of the transaction.
+      const counted = () => countUsages(trx, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
+      if (!options.routeInline || options.messageGraceMs > 0) {
+        await counted();
+        return { outcome: 'accepted', eventId };
+      }
       // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
       // together and no second transaction (nor a router pass) is needed. A message of this run
       // committed before us is joined; one committing after us finds the run routed (409).
@@ -90,6 +96,7 @@ export async function storeCompletionEvent(
         },
         now,
       );
+      await counted();
       return { outcome: 'accepted', eventId, routed };
     },
   );

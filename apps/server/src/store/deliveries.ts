@@ -1,8 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
+import { type UsageCounter, usageDay } from '../domain/usage.js';
 import { type HotQuery, hotQuery } from './compiled-query.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
+import type { Store } from './store.js';
+import { countUsage } from './usage.js';
 
 /**
  * Deliveries are the dispatch queue. A worker claims due rows by writing its lease; it records the
@@ -210,18 +213,18 @@ export interface AttemptRecord {
  * consumer workflow (domain/not-started.ts) unless a report or a run seen by completion tracking
  * already moved the delivery on: a fast workflow can start before its dispatch's answer is recorded.
  */
-export async function recordAttempt(
-  db: Kysely<Database>,
-  input: {
-    deliveryId: string;
-    owner: string;
-    attempt: AttemptRecord | null;
-    update: DeliveryUpdate;
-    awaitStartSince?: number | undefined;
-  },
-): Promise<boolean> {
+export interface RecordAttemptInput {
+  deliveryId: string;
+  owner: string;
+  attempt: AttemptRecord | null;
+  update: DeliveryUpdate;
+  awaitStartSince?: number | undefined;
+}
+
+/** The delivery's new state, only while `owner` holds its lease; returns its connection and consumer. */
+function updateLeased(db: Kysely<Database>, input: RecordAttemptInput) {
   const since = input.awaitStartSince;
-  const updated = await db
+  return db
     .updateTable('deliveries')
     .set({
       ...input.update,
@@ -237,29 +240,94 @@ export async function recordAttempt(
     })
     .where('delivery_id', '=', input.deliveryId)
     .where('lease_owner', '=', input.owner)
-    .returning('subscription_id')
-    .executeTakeFirst();
-  if (!updated) return false;
-  if (input.attempt) {
-    const a = input.attempt;
+    .returning(['subscription_id', 'consumer_account_id']);
+}
+
+function attemptRow(deliveryId: string, subscriptionId: string, a: AttemptRecord) {
+  return {
+    attempt_id: newId('att', a.startedAt),
+    delivery_id: deliveryId,
+    subscription_id: subscriptionId,
+    number: a.number,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    outcome: a.outcome,
+    status_code: a.statusCode,
+    error_category: a.errorCategory,
+    error_message: a.errorMessage,
+    response_headers: a.responseHeaders === null ? null : JSON.stringify(a.responseHeaders),
+  };
+}
+
+/**
+ * Records an attempt and the delivery's new state, releasing the lease. Returns false (and writes
+ * nothing) when the caller no longer owns the lease. `awaitStartSince` starts the wait for the
+ * consumer workflow (domain/not-started.ts) unless a report or a run seen by completion tracking
+ * already moved the delivery on: a fast workflow can start before its dispatch's answer is recorded.
+ */
+export async function recordAttempt(db: Kysely<Database>, input: RecordAttemptInput): Promise<boolean> {
+  return (await recordLeasedAttempt(db, input)) !== undefined;
+}
+
+async function recordLeasedAttempt(db: Kysely<Database>, input: RecordAttemptInput) {
+  const updated = await updateLeased(db, input).executeTakeFirst();
+  if (updated && input.attempt) {
     await db
       .insertInto('delivery_attempts')
-      .values({
-        attempt_id: newId('att', a.startedAt),
-        delivery_id: input.deliveryId,
-        subscription_id: updated.subscription_id,
-        number: a.number,
-        started_at: a.startedAt,
-        duration_ms: a.durationMs,
-        outcome: a.outcome,
-        status_code: a.statusCode,
-        error_category: a.errorCategory,
-        error_message: a.errorMessage,
-        response_headers: a.responseHeaders === null ? null : JSON.stringify(a.responseHeaders),
-      })
+      .values(attemptRow(input.deliveryId, updated.subscription_id, input.attempt))
       .execute();
   }
-  return true;
+  return updated;
+}
+
+/**
+ * The dispatcher's end of an attempt: the delivery's new state, the attempt, and — when GitHub was
+ * called — the consumer's `dispatchApiCalls` counter, all or nothing, committed before it returns.
+ * On PostgreSQL that is one statement (data-modifying CTEs run atomically, and with no transaction
+ * around them that is one round trip where BEGIN, three statements and COMMIT were five); on SQLite,
+ * or with writes `alongside` (a rare exhausted delivery's alert), one transaction.
+ */
+export async function finishAttempt(
+  store: Store,
+  input: RecordAttemptInput & {
+    dispatchCountedAt?: number | undefined;
+    /** More writes that must commit with the attempt, only if it is recorded (a transaction then). */
+    alongside?: ((trx: Kysely<Database>) => Promise<void>) | undefined;
+  },
+): Promise<boolean> {
+  const countedAt = input.dispatchCountedAt;
+  const alongside = input.alongside;
+  if (store.dialect !== 'postgres' || alongside) {
+    return store.transaction(async (trx) => {
+      const updated = await recordLeasedAttempt(trx, input);
+      if (updated && countedAt !== undefined) {
+        await countUsage(trx, updated.consumer_account_id, 'dispatchApiCalls', countedAt);
+      }
+      if (updated) await alongside?.(trx);
+      return updated !== undefined;
+    });
+  }
+  const a = input.attempt;
+  const row = a ? attemptRow(input.deliveryId, '', a) : null;
+  const attempt = row
+    ? sql`, attempt as (
+        insert into delivery_attempts (attempt_id, delivery_id, subscription_id, number, started_at,
+          duration_ms, outcome, status_code, error_category, error_message, response_headers)
+        select ${row.attempt_id}, ${row.delivery_id}, subscription_id, ${row.number}::integer,
+          ${row.started_at}::bigint, ${row.duration_ms}::integer, ${row.outcome}, ${row.status_code}::integer,
+          ${row.error_category}::text, ${row.error_message}::text, ${row.response_headers}::text
+        from updated)`
+    : sql``;
+  const usage =
+    countedAt === undefined
+      ? sql``
+      : sql`, usage as (
+        insert into usage_daily (account_id, day, counter, value)
+        select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter}, 1 from updated
+        on conflict (account_id, day, counter) do update set value = usage_daily.value + 1)`;
+  const result = await sql<{ n: number }>`with updated as (${updateLeased(store.db, input)})${attempt}${usage}
+    select count(*)::integer as n from updated`.execute(store.db);
+  return Number(result.rows[0]?.n ?? 0) === 1;
 }
 
 export function getDelivery(db: Kysely<Database>, deliveryId: string): Promise<DeliveryRow | undefined> {

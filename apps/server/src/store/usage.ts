@@ -33,6 +33,29 @@ const countUsageQuery = hotQuery(
       ),
 );
 
+/**
+ * Adds one to each of several counters of one account in one statement. Counter rows are the
+ * hottest rows of the store (every event of an account updates the same ones), so a transaction
+ * should count last, just before it commits: its lock on them is then held for one statement.
+ */
+export async function countUsages(
+  db: Kysely<Database>,
+  accountId: number,
+  counters: readonly UsageCounter[],
+  now: number,
+): Promise<void> {
+  const day = usageDay(now);
+  await db
+    .insertInto('usage_daily')
+    .values(counters.map((counter) => ({ account_id: accountId, day, counter, value: 1 })))
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'day', 'counter'])
+        .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', eb.ref('excluded.value')) })),
+    )
+    .execute();
+}
+
 export interface MonthUsage {
   counters: UsageCounters;
   /** Every day of the month up to `now`, oldest first (days without counts are zeros). */
