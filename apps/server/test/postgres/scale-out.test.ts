@@ -99,24 +99,27 @@ describe('scale-out on PostgreSQL', () => {
       };
       const sending = Promise.all(Array.from({ length: 12 }, sender));
 
-      // Kill worker-2 once it has done a share of the work and holds leases.
+      // Kill worker-2 once it has done a share of the work and holds leases. It is stopped
+      // (SIGSTOP) before its leases are read, so the ones read are the ones it dies with: a
+      // running worker could finish its calls between the read and the kill.
+      let orphaned = new Set<string>();
       await eventually(async () => {
         const { rows } = await db.query(
           "select count(*)::int as n from deliveries where dispatch_state = 'accepted' and lease_owner is null",
         );
+        if (rows[0].n < 300) return undefined;
+        doomed.kill('SIGSTOP');
         const held = await db.query(
-          "select count(*)::int as n from deliveries where lease_owner = 'worker-2'",
+          "select delivery_id from deliveries where lease_owner = 'worker-2' and dispatch_state = 'pending'",
         );
-        return rows[0].n >= 300 && held.rows[0].n > 0 ? true : undefined;
+        if (held.rows.length === 0) {
+          doomed.kill('SIGCONT');
+          return undefined;
+        }
+        orphaned = new Set(held.rows.map((r: { delivery_id: string }) => r.delivery_id));
+        return true;
       }, 120_000);
       await processes.kill(doomed);
-      const orphaned = new Set<string>(
-        (
-          await db.query(
-            "select delivery_id from deliveries where lease_owner = 'worker-2' and dispatch_state = 'pending'",
-          )
-        ).rows.map((r: { delivery_id: string }) => r.delivery_id),
-      );
       expect(orphaned.size).toBeGreaterThan(0);
 
       await sending;
