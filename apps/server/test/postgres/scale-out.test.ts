@@ -99,27 +99,52 @@ describe('scale-out on PostgreSQL', () => {
       };
       const sending = Promise.all(Array.from({ length: 12 }, sender));
 
-      // Kill worker-2 once it has done a share of the work and holds leases. It is stopped
-      // (SIGSTOP) before its leases are read, so the ones read are the ones it dies with: a
-      // running worker could finish its calls between the read and the kill.
-      let orphaned = new Set<string>();
+      // Kill worker-2 once it has done a share of the work and holds leases. For the kill, GitHub
+      // answers slowly, so the worker is in the middle of calls (holding their leases) when it dies.
+      const heldBy = async (owner: string) =>
+        (
+          await db.query(
+            'select count(*)::int as n from deliveries where lease_owner = $1 and dispatch_state = $2',
+            [owner, 'pending'],
+          )
+        ).rows[0].n as number;
       await eventually(async () => {
         const { rows } = await db.query(
           "select count(*)::int as n from deliveries where dispatch_state = 'accepted' and lease_owner is null",
         );
-        if (rows[0].n < 300) return undefined;
-        doomed.kill('SIGSTOP');
-        const held = await db.query(
-          "select delivery_id from deliveries where lease_owner = 'worker-2' and dispatch_state = 'pending'",
-        );
-        if (held.rows.length === 0) {
-          doomed.kill('SIGCONT');
-          return undefined;
-        }
-        orphaned = new Set(held.rows.map((r: { delivery_id: string }) => r.delivery_id));
-        return true;
+        return rows[0].n >= 300 && (await heldBy('worker-2')) > 0 ? true : undefined;
       }, 120_000);
+      const latency = async (delayMs: number) => {
+        await json('DELETE', `${sim.url}/_sim/faults`);
+        await json('POST', `${sim.url}/_sim/faults`, {
+          method: 'POST',
+          path: '/repos/globex/app/dispatches',
+          faults: [{ kind: 'latency', delayMs }],
+          repeat: true,
+        });
+      };
+      await latency(400);
+      await eventually(async () => ((await heldBy('worker-2')) > 0 ? true : undefined), 30_000);
       await processes.kill(doomed);
+      const killedAt = new Date();
+      // A statement the worker sent before it died (a claim is one autocommitted UPDATE) may still
+      // be running in the server and commit after this: wait until every statement older than the
+      // kill has ended, so the leases read next are all the worker died with.
+      await eventually(async () => {
+        const { rows } = await db.query(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid() and query_start < $1",
+          [killedAt],
+        );
+        return rows[0].n === 0 ? true : undefined;
+      }, 30_000);
+      const orphaned = new Set<string>(
+        (
+          await db.query(
+            "select delivery_id from deliveries where lease_owner = 'worker-2' and dispatch_state = 'pending'",
+          )
+        ).rows.map((r: { delivery_id: string }) => r.delivery_id),
+      );
+      await latency(40);
       expect(orphaned.size).toBeGreaterThan(0);
 
       await sending;
