@@ -18,6 +18,32 @@ async function deleteKeys(
   return keys.length;
 }
 
+/**
+ * One batch of the rows of `table` whose `column` is before `bound` (`<`; `<=` for an expiry
+ * reached at `bound`), deleted by `key`; returns how many.
+ */
+async function deleteBatchBefore<T extends keyof Database>(
+  db: Kysely<Database>,
+  table: T,
+  key: keyof Database[T] & string,
+  column: keyof Database[T] & string,
+  bound: number,
+  batch: number,
+  op: '<' | '<=' = '<',
+): Promise<number> {
+  const { rows } = await sql<{
+    k: string | number;
+  }>`select ${sql.ref(key)} as k from ${sql.table(table)} where ${sql.ref(column)} ${sql.raw(op)} ${bound} limit ${batch}`.execute(
+    db,
+  );
+  return deleteKeys(
+    db,
+    table,
+    key,
+    rows.map((row) => row.k),
+  );
+}
+
 /** Deliveries (with their attempts) dispatched before `cutoff`. Returns how many were deleted. */
 export async function deleteExpiredDeliveries(
   db: Kysely<Database>,
@@ -69,10 +95,7 @@ export async function deleteExpiredArchives(
   now: number,
   batch: number,
 ): Promise<number> {
-  const ids = (
-    await db.selectFrom('archives').select('event_id').where('expires_at', '<', now).limit(batch).execute()
-  ).map((row) => row.event_id);
-  return deleteKeys(db, 'archives', 'event_id', ids);
+  return deleteBatchBefore(db, 'archives', 'event_id', 'expires_at', now, batch);
 }
 
 /**
@@ -126,15 +149,7 @@ export async function deleteOldWebhookDeliveries(
   cutoff: number,
   batch: number,
 ): Promise<number> {
-  const ids = (
-    await db
-      .selectFrom('webhook_deliveries')
-      .select('delivery_guid')
-      .where('received_at', '<', cutoff)
-      .limit(batch)
-      .execute()
-  ).map((row) => row.delivery_guid);
-  return deleteKeys(db, 'webhook_deliveries', 'delivery_guid', ids);
+  return deleteBatchBefore(db, 'webhook_deliveries', 'delivery_guid', 'received_at', cutoff, batch);
 }
 
 /** Console sessions that expired at or before `now`. */
@@ -143,15 +158,7 @@ export async function deleteExpiredSessions(
   now: number,
   batch: number,
 ): Promise<number> {
-  const hashes = (
-    await db
-      .selectFrom('sessions')
-      .select('session_hash')
-      .where('expires_at', '<=', now)
-      .limit(batch)
-      .execute()
-  ).map((row) => row.session_hash);
-  return deleteKeys(db, 'sessions', 'session_hash', hashes);
+  return deleteBatchBefore(db, 'sessions', 'session_hash', 'expires_at', now, batch, '<=');
 }
 
 /** Audit entries older than `cutoff`: kept as long as delivery records (domain/retention.ts). */
@@ -160,13 +167,5 @@ export async function deleteOldAuditEntries(
   cutoff: number,
   batch: number,
 ): Promise<number> {
-  const ids = (
-    await db
-      .selectFrom('audit_entries')
-      .select('audit_id')
-      .where('created_at', '<', cutoff)
-      .limit(batch)
-      .execute()
-  ).map((row) => row.audit_id);
-  return deleteKeys(db, 'audit_entries', 'audit_id', ids);
+  return deleteBatchBefore(db, 'audit_entries', 'audit_id', 'created_at', cutoff, batch);
 }
