@@ -43,7 +43,7 @@ export async function getDispatchContext(db: Kysely<Database>, deliveryId: strin
             hasMessage: Boolean(row.has_message),
             payload: row.payload ?? null,
           },
-    eventReceivedAt: row?.received_at == null ? null : Number(row.received_at),
+    eventReceivedAt: row?.received_at ?? null,
   };
 }
 

@@ -231,7 +231,7 @@ export function registerServiceRoutes(
     async (request) => {
       const caller = requireCaller(request);
       const accountIds = request.query.account
-        ? [Number(memberAccount(caller, request.query.account).account_id)]
+        ? [memberAccount(caller, request.query.account).account_id]
         : caller.accounts.map((a) => a.account_id);
       const { limit, store } = readPage(request.query, 2);
       const page = pageOf(await listServices(db, accountIds, store), limit, (s) => [s.slug, s.service_id]);
