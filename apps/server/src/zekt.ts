@@ -94,7 +94,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   const role = options.role ?? 'all';
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const store = options.store ?? (await openStore(config.database));
+  const store =
+    options.store ??
+    (await openStore(
+      // The server runs for long and writes much: its WAL is checkpointed off the event loop.
+      config.database.kind === 'sqlite'
+        ? { ...config.database, backgroundCheckpoint: true }
+        : config.database,
+    ));
   try {
     await store.migrate();
   } catch (error) {

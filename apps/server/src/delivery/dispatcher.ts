@@ -361,6 +361,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const perInstallation = Math.min(options.installationConcurrency ?? 8, poolSize);
   const inFlightByAccount = new Map<number, number>();
   const running = new Set<Promise<void>>();
+  /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
+  let lastClaimAt: number | null = null;
 
   const saturatedAccounts = () =>
     [...inFlightByAccount].filter(([, count]) => count >= perInstallation).map(([account]) => account);
@@ -388,12 +390,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // At most one installation's worth per pass: a pass that took more than an installation may
     // have in flight would mostly give rows back when one installation has the whole backlog.
     // The loop comes straight back for more while passes find work.
-    const room = Math.min(poolSize - running.size, perInstallation);
+    // And no more than the installation with the fewest free slots can take: whichever rows come
+    // back, none is over its installation's cap, so none has to be given back. With one busy
+    // installation at its cap but one, this claims the one row it can start instead of claiming
+    // a full share and releasing all but one of it, once per finished call.
+    const partlyUsed = [...inFlightByAccount.values()].filter((count) => count < perInstallation);
+    const room = Math.min(
+      poolSize - running.size,
+      perInstallation - (partlyUsed.length > 0 ? Math.max(...partlyUsed) : 0),
+    );
     if (room <= 0) return [];
+    const now = clock.now();
+    lastClaimAt = now;
     const claim = async (trx: Kysely<Database>) => {
       const rows = await claimDueDeliveries(trx, store.dialect, {
         owner: options.workerId,
-        now: clock.now(),
+        now,
         leaseMs,
         limit: room,
         skipAccounts: saturatedAccounts(),
@@ -435,7 +447,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
     async nextDueAt() {
       if (running.size >= poolSize) return null;
-      return nextDeliveryDueAt(store.db, saturatedAccounts());
+      return nextDeliveryDueAt(store.db, lastClaimAt ?? clock.now());
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

@@ -233,9 +233,11 @@ function updateLeased(db: Kysely<Database>, input: RecordAttemptInput) {
       ...(since === undefined
         ? {}
         : {
+            // Bound, not inlined: a literal made every attempt's SQL text new, to be compiled and
+            // prepared once per attempt (and it flushed the prepared-statement cache).
             awaiting_start_since: sql<
               number | null
-            >`case when status = 'Dispatched' and confirmed_at is null and run_seen_at is null then ${sql.lit(Math.trunc(since))} else null end`,
+            >`case when status = 'Dispatched' and confirmed_at is null and run_seen_at is null then cast(${Math.trunc(since)} as bigint) else null end`,
           }),
     })
     .where('delivery_id', '=', input.deliveryId)
@@ -353,18 +355,27 @@ export function listDeliveriesOfEvent(db: Kysely<Database>, eventId: string): Pr
 }
 
 /** When the next pending delivery becomes due (null: nothing pending), leaving out some installations. */
-export async function nextDeliveryDueAt(
-  db: Kysely<Database>,
-  skipAccounts: readonly number[] = [],
-): Promise<number | null> {
-  let query = db
-    .selectFrom('deliveries')
-    .select((eb) => eb.fn.min(eb.fn.coalesce('lease_expires_at', 'next_attempt_at')).as('due'))
-    .where('dispatch_state', '=', 'pending');
-  if (skipAccounts.length > 0) query = query.where('consumer_account_id', 'not in', [...skipAccounts]);
-  const row = await query.executeTakeFirst();
+/**
+ * When the next pending delivery not yet due at `after` becomes due (null: none): one seek in
+ * `deliveries_due`. Deliveries already due at `after` are not asked about: the caller's claim at
+ * `after` took every one it could, and the rest belong to installations at their in-flight cap,
+ * whose next free slot wakes the dispatcher itself. Leases held by a worker that died are not
+ * asked about either: they are reclaimed by the next poll after they expire. This used to read
+ * every pending delivery (the minimum of lease expiry and due time has no index), once per pass
+ * with nothing to claim: with a backlog of thousands, that scan cost more than the claims did.
+ */
+export async function nextDeliveryDueAt(db: Kysely<Database>, after: number): Promise<number | null> {
+  const row = (await nextDueQuery.execute(db, { after })).rows[0];
   return row?.due ?? null;
 }
+
+const nextDueQuery = hotQuery((db, p: { after: number }) =>
+  db
+    .selectFrom('deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('due'))
+    .where('dispatch_state', '=', 'pending')
+    .where('next_attempt_at', '>', p.after),
+);
 
 /**
  * The delivery a consumer's confirm/complete call is about (SPEC 6.2): the given delivery, or else

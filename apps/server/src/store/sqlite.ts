@@ -5,12 +5,18 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { classifyingDialect } from './classified-dialect.js';
 import type { Database } from './schema.js';
+import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteOptions {
   /** File path; created with its directory when missing. */
   path: string;
   /** Told about every error a statement raised (already classified). */
   onError?: (error: unknown) => void;
+  /**
+   * Checkpoint the WAL on a thread of its own (wal-checkpointer.ts) instead of inside a COMMIT on
+   * the event loop: for the long-running server, not for a CLI command's few statements.
+   */
+  backgroundCheckpoint?: boolean;
 }
 
 /**
@@ -31,6 +37,11 @@ export function openSqlite(options: SqliteOptions): {
   native.pragma('foreign_keys = ON');
   // Another process (the CLI creating a token while the server runs) may hold the write lock briefly.
   native.pragma('busy_timeout = 5000');
+  let checkpointer: WalCheckpointer | null = null;
+  if (options.backgroundCheckpoint) {
+    native.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    checkpointer = startWalCheckpointer({ path: options.path, onError: options.onError });
+  }
   const db = new Kysely<Database>({
     dialect: classifyingDialect(
       new SqliteDialect({ database: bindBooleansAsIntegers(native) }),
@@ -46,6 +57,8 @@ export function openSqlite(options: SqliteOptions): {
       await (await wal).sync();
     },
     close: async () => {
+      // First, so that the server's connection is the last one and checkpoints what is left.
+      await checkpointer?.close();
       await db.destroy();
       await (await wal)?.close().catch(() => undefined);
     },
@@ -87,11 +100,19 @@ function bindBooleansAsIntegers(native: BetterSqlite3.Database): BetterSqlite3.D
       if (property !== 'prepare') return Reflect.get(target, property, receiver);
       return (source: string) => {
         const cached = prepared.get(source);
-        if (cached && !cached.raw.busy) return cached.wrapped;
+        if (cached && !cached.raw.busy) {
+          // Most recently used last, so a burst of one-off texts evicts those, not the hot ones.
+          prepared.delete(source);
+          prepared.set(source, cached);
+          return cached.wrapped;
+        }
         const raw = target.prepare(source);
         const wrapped = wrap(raw);
         if (!cached) {
-          if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.clear();
+          if (prepared.size >= STATEMENT_CACHE_SIZE) {
+            const oldest = prepared.keys().next();
+            if (!oldest.done) prepared.delete(oldest.value);
+          }
           prepared.set(source, { raw, wrapped });
         }
         return wrapped;

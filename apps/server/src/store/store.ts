@@ -26,7 +26,7 @@ export interface Store {
 }
 
 export type StoreOptions =
-  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite'; path: string; backgroundCheckpoint?: boolean }
   | {
       kind: 'postgres';
       url: string;
@@ -44,7 +44,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { db, close } = openPostgres({ ...options, onError });
     return createStore(db, 'postgres', close, undefined, listeners);
   }
-  const { db, close, syncWal } = openSqlite({ path: options.path, onError });
+  const { db, close, syncWal } = openSqlite({
+    path: options.path,
+    onError,
+    backgroundCheckpoint: options.backgroundCheckpoint ?? false,
+  });
   return createStore(db, 'sqlite', close, { syncWal }, listeners);
 }
 
