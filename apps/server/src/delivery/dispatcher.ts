@@ -400,6 +400,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       perInstallation - (partlyUsed.length > 0 ? Math.max(...partlyUsed) : 0),
     );
     if (room <= 0) return [];
+    // Taken with the room, not when the claim runs: an installation at its cap that gets a slot
+    // back meanwhile was not counted above, and must not be claimed for in this pass.
+    const skipAccounts = saturatedAccounts();
     const now = clock.now();
     lastClaimAt = now;
     const claim = async (trx: Kysely<Database>) => {
@@ -408,7 +411,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         now,
         leaseMs,
         limit: room,
-        skipAccounts: saturatedAccounts(),
+        skipAccounts,
       });
       // One installation's due deliveries may outnumber its free slots: give the rest back now
       // rather than hold their leases while they wait.
