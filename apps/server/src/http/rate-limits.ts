@@ -57,6 +57,11 @@ function tokenPrefix(request: FastifyRequest): string | null {
  * answer is cached this long; as soon as it has one (counted here, or seen in the store), every
  * request is checked against the store exactly as before. Another process's first failures are
  * seen at most this late — long before anyone can fail `authFailuresPerMinute` times.
+ *
+ * Requests that arrive while the store is being asked share that one question: under load on
+ * PostgreSQL a read waits for a pool client, and every request arriving meanwhile used to ask
+ * again (0.85 reads per webhook in `zekt bench`, where the cache was meant to make it ~0). An
+ * answer is only cached if no failure was counted here while it was being read.
  */
 const NO_FAILURES_TTL_MS = 250;
 
@@ -66,13 +71,27 @@ export function createRateLimiter(deps: {
   limits: Pick<AccountLimits, 'authFailuresPerMinute' | 'apiCallsPerMinute'>;
 }): RateLimiter {
   let noFailures: { windowStart: number; until: number } | null = null;
-  const windowMayHaveFailures = async (windowStart: number): Promise<boolean> => {
+  let asking: { windowStart: number; answer: Promise<boolean> } | null = null;
+  /** Failures counted by this process: an answer read across one of them is not cached. */
+  let failuresCounted = 0;
+  const windowMayHaveFailures = (windowStart: number): Promise<boolean> => {
     const at = performance.now();
-    if (noFailures && noFailures.windowStart === windowStart && at < noFailures.until) return false;
+    if (noFailures && noFailures.windowStart === windowStart && at < noFailures.until)
+      return Promise.resolve(false);
     noFailures = null;
-    if (await anyCountedWithPrefix(deps.store.db, FAILURE_PREFIX, windowStart)) return true;
-    noFailures = { windowStart, until: at + NO_FAILURES_TTL_MS };
-    return false;
+    if (asking?.windowStart === windowStart) return asking.answer;
+    const countedBefore = failuresCounted;
+    const answer = anyCountedWithPrefix(deps.store.db, FAILURE_PREFIX, windowStart)
+      .then((any) => {
+        if (!any && failuresCounted === countedBefore)
+          noFailures = { windowStart, until: at + NO_FAILURES_TTL_MS };
+        return any;
+      })
+      .finally(() => {
+        if (asking?.answer === answer) asking = null;
+      });
+    asking = { windowStart, answer };
+    return answer;
   };
   const window = () => {
     const now = deps.clock.now();
@@ -103,8 +122,16 @@ export function createRateLimiter(deps: {
     },
     async countFailure(request) {
       const { start } = window();
-      noFailures = null;
+      const forget = () => {
+        noFailures = null;
+        asking = null;
+        failuresCounted++;
+      };
+      // Before and after the writes: a read that ran while they were being written must not be
+      // cached as "no failures" either.
+      forget();
       for (const bucket of failureBuckets(request)) await incrementWindow(deps.store.db, bucket, start);
+      forget();
     },
     async countCall(key) {
       const { start, retryAfterSeconds } = window();

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  RootOperationNode,
+} from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../domain/clock.js';
+import { openStore, type Store } from '../store/store.js';
+import { createRateLimiter } from './rate-limits.js';
+
+/** Counts the store reads of rate_limit_counters the limiter makes. */
+function countingReads(): KyselyPlugin & { reads: number } {
+  return {
+    reads: 0,
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      if (args.node.kind === 'SelectQueryNode') this.reads++;
+      return args.node;
+    },
+    async transformResult(args: PluginTransformResultArgs) {
+      return args.result;
+    },
+  };
+}
+
+const from = (ip: string) => ({ ip, headers: {} }) as FastifyRequest;
+
+describe('the failed-authentication lock-out', () => {
+  let dir: string;
+  let store: Store;
+  let plugin: ReturnType<typeof countingReads>;
+  let limiter: ReturnType<typeof createRateLimiter>;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zekt-limits-'));
+    store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
+    await store.migrate();
+    plugin = countingReads();
+    limiter = createRateLimiter({
+      store: { ...store, db: store.db.withPlugin(plugin) },
+      clock: systemClock,
+      limits: { authFailuresPerMinute: 3, apiCallsPerMinute: 1000 },
+    });
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('asks the store once for many requests arriving together while nobody failed', async () => {
+    await Promise.all(Array.from({ length: 50 }, (_, i) => limiter.refuseLockedOut(from(`10.0.0.${i}`))));
+    expect(plugin.reads).toBe(1);
+  });
+
+  it('does not cache "no failures" read while a failure was being counted, and locks the client out', async () => {
+    const asked = limiter.refuseLockedOut(from('10.0.0.1'));
+    await limiter.countFailure(from('10.0.0.9'));
+    await asked;
+    const before = plugin.reads;
+    await limiter.refuseLockedOut(from('10.0.0.1'));
+    // Asked again (the window has a failure now), and for this client's own count.
+    expect(plugin.reads).toBeGreaterThan(before);
+
+    await limiter.countFailure(from('10.0.0.9'));
+    await limiter.countFailure(from('10.0.0.9'));
+    await expect(limiter.refuseLockedOut(from('10.0.0.9'))).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(limiter.refuseLockedOut(from('10.0.0.1'))).resolves.toBeUndefined();
+  });
+});
