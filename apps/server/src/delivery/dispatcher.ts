@@ -364,9 +364,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
 
-  const saturatedAccounts = () =>
-    [...inFlightByAccount].filter(([, count]) => count >= perInstallation).map(([account]) => account);
-
   function start(row: DeliveryRow): Promise<void> {
     const account = row.consumer_account_id;
     inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
@@ -387,22 +384,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function fill(): Promise<Array<Promise<void>>> {
-    // At most one installation's worth per pass: a pass that took more than an installation may
-    // have in flight would mostly give rows back when one installation has the whole backlog.
-    // The loop comes straight back for more while passes find work.
-    // And no more than the installation with the fewest free slots can take: whichever rows come
-    // back, none is over its installation's cap, so none has to be given back. With one busy
-    // installation at its cap but one, this claims the one row it can start instead of claiming
-    // a full share and releasing all but one of it, once per finished call.
-    const partlyUsed = [...inFlightByAccount.values()].filter((count) => count < perInstallation);
-    const room = Math.min(
-      poolSize - running.size,
-      perInstallation - (partlyUsed.length > 0 ? Math.max(...partlyUsed) : 0),
-    );
+    // A pass claims at most what the fullest partly-used installation can still start (never more
+    // than one installation's share), so no row that comes back is over its installation's cap
+    // and none is given back; the loop comes straight back for more while passes find work.
+    // Installations at their cap are skipped as they are now, not when the claim runs: one that
+    // gets a slot back meanwhile was not counted in the room.
+    const skipAccounts: number[] = [];
+    let fullestPartlyUsed = 0;
+    for (const [account, count] of inFlightByAccount) {
+      if (count >= perInstallation) skipAccounts.push(account);
+      else fullestPartlyUsed = Math.max(fullestPartlyUsed, count);
+    }
+    const room = Math.min(poolSize - running.size, perInstallation - fullestPartlyUsed);
     if (room <= 0) return [];
-    // Taken with the room, not when the claim runs: an installation at its cap that gets a slot
-    // back meanwhile was not counted above, and must not be claimed for in this pass.
-    const skipAccounts = saturatedAccounts();
     const now = clock.now();
     lastClaimAt = now;
     const claim = async (trx: Kysely<Database>) => {

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import type {
   KyselyPlugin,
@@ -10,7 +7,7 @@ import type {
 } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../domain/clock.js';
-import { openStore, type Store } from '../store/store.js';
+import { openTempStore } from '../test-support/temp-store.js';
 import { createRateLimiter } from './rate-limits.js';
 
 /** Counts the store reads of rate_limit_counters the limiter makes. */
@@ -30,24 +27,20 @@ function countingReads(): KyselyPlugin & { reads: number } {
 const from = (ip: string) => ({ ip, headers: {} }) as FastifyRequest;
 
 describe('the failed-authentication lock-out', () => {
-  let dir: string;
-  let store: Store;
+  let temp: Awaited<ReturnType<typeof openTempStore>>;
   let plugin: ReturnType<typeof countingReads>;
   let limiter: ReturnType<typeof createRateLimiter>;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'zekt-limits-'));
-    store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
-    await store.migrate();
+    temp = await openTempStore();
     plugin = countingReads();
     limiter = createRateLimiter({
-      store: { ...store, db: store.db.withPlugin(plugin) },
+      store: { ...temp.store, db: temp.store.db.withPlugin(plugin) },
       clock: systemClock,
       limits: { authFailuresPerMinute: 3, apiCallsPerMinute: 1000 },
     });
   });
   afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await temp.dispose();
   });
 
   it('asks the store once for many requests arriving together while nobody failed', async () => {

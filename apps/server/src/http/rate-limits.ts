@@ -93,6 +93,11 @@ export function createRateLimiter(deps: {
     asking = { windowStart, answer };
     return answer;
   };
+  const forgetNoFailures = () => {
+    noFailures = null;
+    asking = null;
+    failuresCounted++;
+  };
   const window = () => {
     const now = deps.clock.now();
     const start = now - (now % RATE_WINDOW_MS);
@@ -122,16 +127,11 @@ export function createRateLimiter(deps: {
     },
     async countFailure(request) {
       const { start } = window();
-      const forget = () => {
-        noFailures = null;
-        asking = null;
-        failuresCounted++;
-      };
       // Before and after the writes: a read that ran while they were being written must not be
       // cached as "no failures" either.
-      forget();
+      forgetNoFailures();
       for (const bucket of failureBuckets(request)) await incrementWindow(deps.store.db, bucket, start);
-      forget();
+      forgetNoFailures();
     },
     async countCall(key) {
       const { start, retryAfterSeconds } = window();
