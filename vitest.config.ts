@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config';
 const storeSuites = [
   'apps/server/test/postgres/**/*.test.ts',
   'apps/server/src/store/store.test.ts',
+  'apps/server/src/store/migrations/**/*.test.ts',
   'apps/server/src/retention/**/*.test.ts',
   'apps/server/test/**/*.test.ts',
 ];

@@ -57,7 +57,12 @@ export const WorkflowSchema = Type.Object({
   whitelisted: Type.Boolean(),
   blockedCount: Type.Integer({ description: 'runs blocked because the workflow was not whitelisted' }),
   firstSeenAt: NullableTime,
-  lastSeenAt: NullableTime,
+  lastSeenAt: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'when a run of the workflow was last seen, to within a minute',
+    }),
+  ),
 });
 
 export const WorkflowPageSchema = Type.Object({

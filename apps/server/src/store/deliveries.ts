@@ -5,7 +5,7 @@ import { type HotQuery, hotQuery } from './compiled-query.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
 import type { Store } from './store.js';
-import { countUsage } from './usage.js';
+import { countUsage, usageShard } from './usage.js';
 
 /**
  * Deliveries are the dispatch queue. A worker claims due rows by writing its lease; it records the
@@ -324,9 +324,10 @@ export async function finishAttempt(
     countedAt === undefined
       ? sql``
       : sql`, usage as (
-        insert into usage_daily (account_id, day, counter, value)
-        select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter}, 1 from updated
-        on conflict (account_id, day, counter) do update set value = usage_daily.value + 1)`;
+        insert into usage_daily (account_id, day, counter, shard, value)
+        select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter},
+          ${usageShard()}::integer, 1 from updated
+        on conflict (account_id, day, counter, shard) do update set value = usage_daily.value + 1)`;
   const result = await sql<{ n: number }>`with updated as (${updateLeased(store.db, input)})${attempt}${usage}
     select count(*)::integer as n from updated`.execute(store.db);
   return Number(result.rows[0]?.n ?? 0) === 1;

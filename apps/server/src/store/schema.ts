@@ -248,6 +248,8 @@ export interface UsageDailyTable {
   account_id: number;
   day: string;
   counter: string;
+  /** One of the rows a counter is spread over (store/usage.ts); a count is the sum of them. */
+  shard: number;
   value: number;
 }
 

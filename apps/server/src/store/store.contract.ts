@@ -16,6 +16,7 @@ import type { NewDelivery } from './schema.js';
 import type { Store } from './store.js';
 import { countUsage, getUsage } from './usage.js';
 import { recordWebhookDelivery } from './webhook-deliveries.js';
+import { getWorkflow, recordWorkflowSeen, setWhitelisted, WORKFLOW_SEEN_PRECISION_MS } from './workflows.js';
 
 /**
  * The behaviour every store adapter must have. Each adapter's test file calls this with a way to
@@ -161,6 +162,45 @@ export function describeStoreContract(
       expect(await findHooksBeingPlaced(store.db, 10, 500, 78)).toEqual([]);
       expect(await findHooksBeingPlaced(store.db, 10, 500, null)).toEqual([]);
       expect(await findHooksBeingPlaced(store.db, 10, 1_500, 77)).toEqual([]);
+    });
+
+    it("writes a workflow's last sighting only when it is missing, renamed or a minute old", async () => {
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 1, login: 'acme', type: 'Organization', installationId: 11 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        1,
+        [{ repositoryId: 10, fullName: 'acme/api', name: 'api', private: false }],
+        1,
+      );
+      const path = '.github/workflows/deploy.yml';
+      const seen = () => getWorkflow(store.db, 10, path);
+      // Declared by a whitelisting before any run: never seen yet, so the first run writes.
+      await setWhitelisted(store.db, 10, path, true, 500);
+      await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Deploy' }, 1_000);
+      expect(await seen()).toMatchObject({
+        name: 'Deploy',
+        first_seen_at: 1_000,
+        last_seen_at: 1_000,
+      });
+      // Within the precision: the row is read, not written (its updated_at stays).
+      await recordWorkflowSeen(
+        store.db,
+        { repositoryId: 10, path, name: 'Deploy' },
+        1_000 + WORKFLOW_SEEN_PRECISION_MS - 1,
+      );
+      expect(await seen()).toMatchObject({ last_seen_at: 1_000, updated_at: 1_000 });
+      // Renamed: written at once.
+      await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Ship' }, 2_000);
+      expect(await seen()).toMatchObject({ name: 'Ship', first_seen_at: 1_000, last_seen_at: 2_000 });
+      // A minute on: written again.
+      const later = 2_000 + WORKFLOW_SEEN_PRECISION_MS;
+      await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Ship' }, later);
+      expect(await seen()).toMatchObject({ first_seen_at: 1_000, last_seen_at: later });
+      expect(Boolean((await seen())?.whitelisted)).toBe(true);
     });
 
     it('counts usage per account and month', async () => {

@@ -10,6 +10,20 @@ import {
 import { hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
+/**
+ * How many rows one counter of one account and day is spread over. Every event of an account adds
+ * to the same counters, and on PostgreSQL a transaction holds a counter row's lock until its
+ * COMMIT: with one row, an account's concurrent webhooks committed one at a time (issue 11). A
+ * write adds to one row picked at random; reads sum them (getUsage). SQLite has one writer and
+ * gains nothing, but shares the rule so both stores hold the same rows.
+ */
+export const USAGE_SHARDS = 8;
+
+/** The row of a counter the next write adds to. */
+export function usageShard(): number {
+  return Math.floor(Math.random() * USAGE_SHARDS);
+}
+
 /** Adds to a usage counter of the day `now` falls in. Runs inside the caller's transaction. */
 export async function countUsage(
   db: Kysely<Database>,
@@ -18,25 +32,25 @@ export async function countUsage(
   now: number,
   by = 1,
 ): Promise<void> {
-  await countUsageQuery.execute(db, { accountId, day: usageDay(now), counter, by });
+  await countUsageQuery.execute(db, { accountId, day: usageDay(now), counter, shard: usageShard(), by });
 }
 
 const countUsageQuery = hotQuery(
-  (db, p: { accountId: number; day: string; counter: UsageCounter; by: number }) =>
+  (db, p: { accountId: number; day: string; counter: UsageCounter; shard: number; by: number }) =>
     db
       .insertInto('usage_daily')
-      .values({ account_id: p.accountId, day: p.day, counter: p.counter, value: p.by })
+      .values({ account_id: p.accountId, day: p.day, counter: p.counter, shard: p.shard, value: p.by })
       .onConflict((oc) =>
         oc
-          .columns(['account_id', 'day', 'counter'])
+          .columns(['account_id', 'day', 'counter', 'shard'])
           .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', p.by) })),
       ),
 );
 
 /**
  * Adds one to each of several counters of one account in one statement. Counter rows are the
- * hottest rows of the store (every event of an account updates the same ones), so a transaction
- * should count last, just before it commits: its lock on them is then held for one statement.
+ * hottest rows of the store (every event of an account updates the same few), so a transaction
+ * should count last, just before it commits: its lock on them is then held for the least time.
  */
 export async function countUsages(
   db: Kysely<Database>,
@@ -45,12 +59,13 @@ export async function countUsages(
   now: number,
 ): Promise<void> {
   const day = usageDay(now);
+  const shard = usageShard();
   await db
     .insertInto('usage_daily')
-    .values(counters.map((counter) => ({ account_id: accountId, day, counter, value: 1 })))
+    .values(counters.map((counter) => ({ account_id: accountId, day, counter, shard, value: 1 })))
     .onConflict((oc) =>
       oc
-        .columns(['account_id', 'day', 'counter'])
+        .columns(['account_id', 'day', 'counter', 'shard'])
         .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', eb.ref('excluded.value')) })),
     )
     .execute();
