@@ -200,7 +200,7 @@ export function formatCompareReport(report: CompareReport): string {
     const s = report.scaling;
     lines.push(
       '',
-      `scale-out on PostgreSQL: a backlog of ${s.deliveries} deliveries, GitHub answering in ${s.githubLatencyMs} ms: 1 worker ${s.oneWorkerPerSecond}/s, 2 workers ${s.twoWorkersPerSecond}/s`,
+      `scale-out on PostgreSQL: a backlog of ${s.deliveries} deliveries, GitHub answering in ${s.githubLatencyMs} ms, first to last dispatch: 1 worker ${s.oneWorkerPerSecond}/s, 2 workers ${s.twoWorkersPerSecond}/s`,
     );
   }
   if (report.queries) {

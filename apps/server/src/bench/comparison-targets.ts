@@ -318,18 +318,24 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
         providerToken: seeded.providerToken,
         subscriptionIds: seeded.subscriptionIds,
         addWorkers: async (count) => {
-          for (let i = 0; i < count; i++) {
-            servers.push(
-              await startServerProcess({
+          // Side by side, as an operator scaling out starts them: one after the other, the first
+          // would drain the backlog alone while the second boots.
+          const first = servers.length;
+          const started = await Promise.allSettled(
+            Array.from({ length: count }, (_, i) =>
+              startServerProcess({
                 cli: CLI,
                 // Workers share this host: each takes a free probe port.
-                env: { ...env, ZEKT_WORKER_ID: `bench-worker-${servers.length}`, ZEKT_METRICS_PORT: '0' },
+                env: { ...env, ZEKT_WORKER_ID: `bench-worker-${first + i}`, ZEKT_METRICS_PORT: '0' },
                 url: zektUrl,
                 role: 'worker',
                 readRequestLog: false,
               }),
-            );
-          }
+            ),
+          );
+          for (const result of started) if (result.status === 'fulfilled') servers.push(result.value);
+          const failed = started.find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
         },
         name: options.name,
         url: `${zektUrl}/webhooks/github`,

@@ -10,14 +10,8 @@ import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
-import {
-  type AttemptRecord,
-  claimDueDeliveries,
-  finishAttempt,
-  nextDeliveryDueAt,
-  releaseClaims,
-} from '../store/deliveries.js';
-import { attemptRecorded, getDispatchContext } from '../store/dispatch-context.js';
+import { type AttemptRecord, finishAttempt, nextDeliveryDueAt, releaseClaims } from '../store/deliveries.js';
+import { attemptRecorded, claimWithContext, type DispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
@@ -89,7 +83,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const metrics = options.metrics ?? noMetrics;
 
-  async function attempt(row: DeliveryRow): Promise<void> {
+  async function attempt(row: DeliveryRow, context: DispatchContext): Promise<void> {
     const startedAt = clock.now();
     const number = row.attempt_count;
     if (outcomeUnknown({ durable: Boolean(row.durable), attemptsMade: number })) {
@@ -109,7 +103,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       metrics.leaseLost('reclaimed');
     }
     if (await deferForPacing(row, startedAt)) return;
-    const prepared = await prepare(row);
+    const prepared = prepare(row, context);
     if ('failure' in prepared) {
       await settle(row, number, startedAt, 0, prepared.failure, false);
       return;
@@ -174,19 +168,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return true;
   }
 
-  async function prepare(row: DeliveryRow): Promise<
+  /** The call to make, from the delivery and the context read with its claim. */
+  function prepare(
+    row: DeliveryRow,
+    context: DispatchContext,
+  ):
     | { failure: Failure }
     | {
         target: { installationId: number; owner: string; repo: string };
         body: ReturnType<typeof buildDispatchBody>['body'];
         byReference: boolean;
         receivedAt: number | null;
-      }
-  > {
-    const { subscriptionStatus, account, repository, archive, eventReceivedAt } = await getDispatchContext(
-      store.db,
-      row.delivery_id,
-    );
+      } {
+    const { subscriptionStatus, account, repository, archive, eventReceivedAt } = context;
     // Revoked, withdrawn or denied since the delivery was created: nothing more goes to that repository.
     if (subscriptionStatus === null || !isActive(subscriptionStatus)) {
       return {
@@ -364,10 +358,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
 
-  function start(row: DeliveryRow): Promise<void> {
+  function start({ row, context }: { row: DeliveryRow; context: DispatchContext }): Promise<void> {
     const account = row.consumer_account_id;
     inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
-    const task = attempt(row)
+    const task = attempt(row, context)
       .catch((error: unknown) => {
         // The lease expires and another pass retries; nothing is lost.
         logger.error({ err: error, deliveryId: row.delivery_id }, 'dispatch attempt crashed');
@@ -384,40 +378,43 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function fill(): Promise<Array<Promise<void>>> {
-    // A pass claims at most what the fullest partly-used installation can still start (never more
-    // than one installation's share), so no row that comes back is over its installation's cap
-    // and none is given back; the loop comes straight back for more while passes find work.
-    // Installations at their cap are skipped as they are now, not when the claim runs: one that
-    // gets a slot back meanwhile was not counted in the room.
+    // A pass claims as many deliveries as the pool has free slots, and the claim itself takes no
+    // more of an installation's than its free slots (so none comes back to be released, and the
+    // calls that ended across many installations since the last pass are refilled in one
+    // statement). Installations at their cap are left out of the claim's scan altogether; the
+    // in-flight counts are read as they are now, and one that changes meanwhile only frees slots.
+    const room = poolSize - running.size;
+    if (room <= 0) return [];
     const skipAccounts: number[] = [];
-    let fullestPartlyUsed = 0;
+    const inFlight = new Map<number, number>();
     for (const [account, count] of inFlightByAccount) {
       if (count >= perInstallation) skipAccounts.push(account);
-      else fullestPartlyUsed = Math.max(fullestPartlyUsed, count);
+      else inFlight.set(account, count);
     }
-    const room = Math.min(poolSize - running.size, perInstallation - fullestPartlyUsed);
-    if (room <= 0) return [];
     const now = clock.now();
     lastClaimAt = now;
     const claim = async (trx: Kysely<Database>) => {
-      const rows = await claimDueDeliveries(trx, store.dialect, {
+      const claimed = await claimWithContext(trx, store.dialect, {
         owner: options.workerId,
         now,
         leaseMs,
         limit: room,
         skipAccounts,
+        perInstallation,
+        inFlight,
       });
-      // One installation's due deliveries may outnumber its free slots: give the rest back now
-      // rather than hold their leases while they wait.
+      // The claim keeps to each installation's free slots as they were when it was sized; should a
+      // row still be over its cap, give it back now rather than hold its lease while it waits.
       const slots = new Map<number, number>();
-      const kept: DeliveryRow[] = [];
+      const kept: typeof claimed = [];
       const returned: string[] = [];
-      for (const row of rows) {
+      for (const one of claimed) {
+        const { row } = one;
         const account = row.consumer_account_id;
         const used = slots.get(account) ?? inFlightByAccount.get(account) ?? 0;
         if (used < perInstallation) {
           slots.set(account, used + 1);
-          kept.push(row);
+          kept.push(one);
         } else {
           returned.push(row.delivery_id);
         }

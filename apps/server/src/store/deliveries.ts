@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type UsageCounter, usageDay } from '../domain/usage.js';
 import { type HotQuery, hotQuery } from './compiled-query.js';
@@ -119,61 +119,166 @@ export interface ClaimOptions {
   limit: number;
   /** Consumer accounts (installations) whose deliveries are left for later: this worker has enough of theirs in flight. */
   skipAccounts?: readonly number[];
+  /**
+   * At most this many of one installation's deliveries in flight at once (unset: no cap). With
+   * `inFlight`, a claim takes no more of an installation's deliveries than it has free slots.
+   */
+  perInstallation?: number;
+  /** The claiming worker's calls in flight per consumer account (installation), where not zero. */
+  inFlight?: ReadonlyMap<number, number>;
 }
 
 /**
  * Claims up to `limit` deliveries that are due (pending, `next_attempt_at` reached, no live
- * lease) and counts the attempt they are claimed for.
+ * lease) and counts the attempt they are claimed for, oldest due first, and at most
+ * `perInstallation - inFlight` of one installation's.
+ *
+ * One statement serves every installation with free slots, so a worker whose calls end one by one
+ * across many installations claims them back in one round trip rather than one claim per free slot
+ * (issue 11: the dispatcher claimed one row per statement while every installation was one call
+ * short of its cap, and a worker could not refill 64 slots of 250 ms calls in time on
+ * PostgreSQL). The oldest due deliveries are read first (`scan` of them, skipped installations
+ * left out by the index scan), ranked within their installation, and only the ones within their
+ * installation's free slots are locked: on PostgreSQL `FOR UPDATE SKIP LOCKED` at that level
+ * rechecks that each is still due and unleased, so two workers never take the same delivery and
+ * neither waits for the other.
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
   dialect: SqlDialect,
   options: ClaimOptions,
 ): Promise<DeliveryRow[]> {
-  const skip = options.skipAccounts ?? [];
-  // Compiled once per dialect and number of skipped accounts (an `in` list binds each element).
-  const key = `${dialect}:${skip.length}`;
-  let query = claimQueries.get(key);
+  const claim = claimOf(dialect, options);
+  let query = claimQueries.get(claim.key);
   if (!query) {
-    const skipped = skip.length;
-    query = hotQuery((db, p: Record<string, unknown>) => {
-      const now = p.now as number;
-      let due = db
-        .selectFrom('deliveries')
-        .select('delivery_id')
-        .where('dispatch_state', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-        .orderBy('next_attempt_at')
-        .limit(p.limit as number);
-      if (skipped > 0) {
-        const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
-        due = due.where('consumer_account_id', 'not in', accounts);
-      }
-      if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-      return db
-        .updateTable('deliveries')
-        .set((eb) => ({
-          lease_owner: p.owner as string,
-          lease_expires_at: p.leaseExpiresAt as number,
-          attempt_count: eb('attempt_count', '+', 1),
-          updated_at: now,
-        }))
-        .where('delivery_id', 'in', due)
-        .returningAll();
-    });
-    claimQueries.set(key, query);
+    query = hotQuery((db, p: Record<string, unknown>) => buildClaim(db, p, claim.shape));
+    claimQueries.set(claim.key, query);
   }
+  return (await query.execute(db, claim.params)).rows as DeliveryRow[];
+}
+
+/** What decides a claim's SQL: its dialect and the (padded) lengths of its lists. */
+export interface ClaimShape {
+  dialect: SqlDialect;
+  skipped: number;
+  /** How many installations' in-flight counts are bound; null: no per-installation cap. */
+  capped: number | null;
+}
+
+/** A claim's shape, the key its compiled SQL is kept under, and its parameters. */
+export function claimOf(
+  dialect: SqlDialect,
+  options: ClaimOptions,
+): { shape: ClaimShape; key: string; params: Record<string, unknown> } {
+  // The lists are padded to a power of two with an account id no installation has, so the claim is
+  // compiled once per dialect and pair of sizes, not once per length (an `in` list and a `case`
+  // bind each element).
+  const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
+  const inFlight = padded([...(options.inFlight ?? new Map<number, number>())], [NO_ACCOUNT, 0] as const);
+  const capped = options.perInstallation === undefined ? null : inFlight.length;
   const params: Record<string, unknown> = {
     now: options.now,
     limit: options.limit,
+    // Enough of the oldest due deliveries to fill `limit` slots even when the oldest ones belong to
+    // installations with few free slots; never the whole backlog.
+    scan: Math.min(MAX_CLAIM_SCAN, options.limit * 4 + (options.perInstallation ?? 0)),
     owner: options.owner,
     leaseExpiresAt: options.now + options.leaseMs,
   };
   skip.forEach((account, i) => {
     params[`skip${i}`] = account;
   });
-  return (await query.execute(db, params)).rows as DeliveryRow[];
+  if (capped !== null) {
+    params.cap = options.perInstallation;
+    inFlight.forEach(([account, used], i) => {
+      params[`account${i}`] = account;
+      params[`used${i}`] = used;
+    });
+  }
+  return {
+    shape: { dialect, skipped: skip.length, capped },
+    key: `${dialect}:${skip.length}:${capped ?? 'uncapped'}`,
+    params,
+  };
+}
+
+/** GitHub account ids are positive: this one pads lists of accounts. */
+const NO_ACCOUNT = -1;
+const MAX_CLAIM_SCAN = 1_000;
+
+function padded<T>(items: readonly T[], filler: T): T[] {
+  if (items.length === 0) return [];
+  let size = 1;
+  while (size < items.length) size *= 2;
+  return [...items, ...Array.from({ length: size - items.length }, () => filler)];
+}
+
+/** The claim's UPDATE … RETURNING, built for hotQuery (every value a named parameter of `p`). */
+export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, shape: ClaimShape) {
+  const { dialect, skipped, capped } = shape;
+  const now = p.now as number;
+  const dueAndFree = <QB extends SelectQueryBuilder<Database, 'deliveries', object>>(qb: QB): QB =>
+    qb
+      .where('dispatch_state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)])) as QB;
+  let oldest = dueAndFree(
+    db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id', 'next_attempt_at']),
+  )
+    .orderBy('next_attempt_at')
+    .limit(p.scan as number);
+  if (skipped > 0) {
+    const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
+    oldest = oldest.where('consumer_account_id', 'not in', accounts);
+  }
+  let chosen: SelectQueryBuilder<Database, 'deliveries', { delivery_id: string }>;
+  if (capped === null) {
+    chosen = db
+      .selectFrom(oldest.as('due'))
+      .select('due.delivery_id')
+      .orderBy('due.next_attempt_at')
+      .limit(p.limit as number) as never;
+  } else {
+    const ranked = db.selectFrom(oldest.as('due')).select([
+      'due.delivery_id',
+      'due.next_attempt_at',
+      sql<number>`row_number() over (partition by due.consumer_account_id order by due.next_attempt_at, due.delivery_id)`.as(
+        'rank',
+      ),
+      (capped === 0
+        ? sql<number>`0`
+        : sql<number>`case due.consumer_account_id ${sql.join(
+            Array.from(
+              { length: capped },
+              (_, i) => sql`when ${p[`account${i}`]} then cast(${p[`used${i}`]} as integer)`,
+            ),
+            sql` `,
+          )} else 0 end`
+      ).as('used'),
+    ]);
+    chosen = db
+      .selectFrom(ranked.as('ranked'))
+      .select('ranked.delivery_id')
+      .where(sql<boolean>`ranked.rank <= cast(${p.cap} as integer) - ranked.used`)
+      .orderBy('ranked.next_attempt_at')
+      .limit(p.limit as number) as never;
+  }
+  let locked = dueAndFree(db.selectFrom('deliveries').select('delivery_id')).where(
+    'delivery_id',
+    'in',
+    chosen,
+  );
+  if (dialect === 'postgres') locked = locked.forUpdate().skipLocked();
+  return db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      lease_owner: p.owner as string,
+      lease_expires_at: p.leaseExpiresAt as number,
+      attempt_count: eb('attempt_count', '+', 1),
+      updated_at: now,
+    }))
+    .where('delivery_id', 'in', locked)
+    .returningAll();
 }
 
 const claimQueries = new Map<string, HotQuery<Record<string, unknown>, unknown>>();

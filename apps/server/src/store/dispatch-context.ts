@@ -1,6 +1,8 @@
-import type { Kysely } from 'kysely';
-import { hotQuery } from './compiled-query.js';
-import type { Database, SubscriptionStatus } from './schema.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { type HotQuery, hotQuery } from './compiled-query.js';
+import { buildClaim, type ClaimOptions, claimDueDeliveries, claimOf } from './deliveries.js';
+import type { SqlDialect } from './dialect.js';
+import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';
 
 /**
  * Everything a dispatch attempt reads besides the claimed delivery row, in one statement: whether
@@ -16,8 +18,121 @@ export interface DispatchContext {
   eventReceivedAt: number | null;
 }
 
-export async function getDispatchContext(db: Kysely<Database>, deliveryId: string): Promise<DispatchContext> {
-  const [row] = (await dispatchContextQuery.execute(db, { deliveryId })).rows;
+/**
+ * Claims due deliveries (claimDueDeliveries) and reads each one's dispatch context with it. On
+ * PostgreSQL that is one statement (the claim's UPDATE … RETURNING as a data-modifying CTE the
+ * context is joined to): a dispatch is then two round trips, the claim and the finish, where it
+ * was three (issue 11: the worker spent most of its time writing statements to PostgreSQL's
+ * socket). On SQLite, which has no such CTE and no round trips, the contexts are read in one
+ * statement after the claim, in its transaction.
+ */
+export async function claimWithContext(
+  db: Kysely<Database>,
+  dialect: SqlDialect,
+  options: ClaimOptions,
+): Promise<Array<{ row: DeliveryRow; context: DispatchContext }>> {
+  if (dialect !== 'postgres') {
+    const rows = await claimDueDeliveries(db, dialect, options);
+    if (rows.length === 0) return [];
+    const read = await withContextColumns(db.selectFrom('deliveries as d'))
+      .where(
+        'd.delivery_id',
+        'in',
+        rows.map((r) => r.delivery_id),
+      )
+      .execute();
+    const contexts = new Map(read.map((r) => [r.delivery_id, toDispatchContext(r)]));
+    return rows.map((row) => ({
+      row,
+      context: contexts.get(row.delivery_id) ?? toDispatchContext(undefined),
+    }));
+  }
+  const claim = claimOf(dialect, options);
+  let query = claimWithContextQueries.get(claim.key);
+  if (!query) {
+    query = hotQuery((db, p: Record<string, unknown>) =>
+      withContextColumns(
+        db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
+      ).selectAll('d'),
+    ) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
+    claimWithContextQueries.set(claim.key, query);
+  }
+  const rows = (await query.execute(db, claim.params)).rows;
+  return rows.map((r) => {
+    const row = { ...r } as Record<string, unknown>;
+    for (const column of CONTEXT_COLUMNS) delete row[column];
+    return { row: row as unknown as DeliveryRow, context: toDispatchContext(r) };
+  });
+}
+
+const claimWithContextQueries = new Map<
+  string,
+  HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>
+>();
+
+/** The context's columns, as named in a row that carries them beside a delivery's own. */
+const CONTEXT_COLUMNS = [
+  'subscription_status',
+  'account_id',
+  'login',
+  'installation_id',
+  'uninstalled_at',
+  'repository_id',
+  'full_name',
+  'removed_at',
+  'archive_event_id',
+  'summary',
+  'has_message',
+  'payload',
+  'received_at',
+] as const;
+
+interface ContextRow {
+  delivery_id: string;
+  subscription_status: SubscriptionStatus | null;
+  account_id: number | null;
+  login: string | null;
+  installation_id: number | null;
+  uninstalled_at: number | null;
+  repository_id: number | null;
+  full_name: string | null;
+  removed_at: number | null;
+  archive_event_id: string | null;
+  summary: string | null;
+  has_message: boolean | number | null;
+  payload: string | null;
+  received_at: number | null;
+}
+
+/** The joins and columns of a delivery's context, on a query of deliveries aliased `d`. */
+function withContextColumns<DB extends Database & { d: Database['deliveries'] }>(
+  qb: SelectQueryBuilder<DB, 'd', object>,
+) {
+  return (qb as unknown as SelectQueryBuilder<Database & { d: Database['deliveries'] }, 'd', object>)
+    .leftJoin('subscriptions as s', 's.subscription_id', 'd.subscription_id')
+    .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
+    .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
+    .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
+    .leftJoin('events as e', 'e.event_id', 'd.event_id')
+    .select([
+      'd.delivery_id',
+      's.status as subscription_status',
+      'a.account_id as account_id',
+      'a.login as login',
+      'a.installation_id as installation_id',
+      'a.uninstalled_at as uninstalled_at',
+      'r.repository_id as repository_id',
+      'r.full_name as full_name',
+      'r.removed_at as removed_at',
+      'ar.event_id as archive_event_id',
+      'ar.summary as summary',
+      'ar.has_message as has_message',
+      'ar.payload as payload',
+      'e.received_at as received_at',
+    ]);
+}
+
+function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
   return {
     subscriptionStatus: row?.subscription_status ?? null,
     account:
@@ -66,29 +181,3 @@ export async function attemptRecorded(
     .executeTakeFirst();
   return row !== undefined;
 }
-
-const dispatchContextQuery = hotQuery((db, p: { deliveryId: string }) =>
-  db
-    .selectFrom('deliveries as d')
-    .leftJoin('subscriptions as s', 's.subscription_id', 'd.subscription_id')
-    .leftJoin('accounts as a', 'a.account_id', 'd.consumer_account_id')
-    .leftJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
-    .leftJoin('archives as ar', 'ar.event_id', 'd.event_id')
-    .leftJoin('events as e', 'e.event_id', 'd.event_id')
-    .select([
-      's.status as subscription_status',
-      'a.account_id as account_id',
-      'a.login as login',
-      'a.installation_id as installation_id',
-      'a.uninstalled_at as uninstalled_at',
-      'r.repository_id as repository_id',
-      'r.full_name as full_name',
-      'r.removed_at as removed_at',
-      'ar.event_id as archive_event_id',
-      'ar.summary as summary',
-      'ar.has_message as has_message',
-      'ar.payload as payload',
-      'e.received_at as received_at',
-    ])
-    .where('d.delivery_id', '=', p.deliveryId),
-);

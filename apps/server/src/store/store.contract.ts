@@ -232,7 +232,7 @@ export function describeStoreContract(
     });
 
     describe('delivery leases', () => {
-      const delivery = (id: string, nextAttemptAt: number): NewDelivery =>
+      const delivery = (id: string, nextAttemptAt: number, consumerAccountId = 2): NewDelivery =>
         newDeliveryRow(
           {
             deliveryId: id,
@@ -241,8 +241,8 @@ export function describeStoreContract(
             serviceId: 'svc_1',
             providerAccountId: 1,
             providerRepositoryId: 10,
-            consumerAccountId: 2,
-            consumerRepositoryId: 20,
+            consumerAccountId,
+            consumerRepositoryId: consumerAccountId * 10,
             correlationId: '77',
             runAttempt: 1,
             eventType: 'deployed',
@@ -317,6 +317,45 @@ export function describeStoreContract(
             limit: 10,
           }),
         ).toHaveLength(2);
+      });
+
+      it("claims across installations in one statement, none beyond an installation's free slots", async () => {
+        // Installations 2, 3, 4 and 5 with 4 due deliveries each, due in turn (2, 3, 4, 5, 2, 3…).
+        await insertDeliveries(
+          store.db,
+          Array.from({ length: 16 }, (_, i) => delivery(`d-${i}`, i, 2 + (i % 4))),
+        );
+        const claim = (owner: string, limit: number, inFlight: Map<number, number>, skip: number[] = []) =>
+          claimDueDeliveries(store.db, store.dialect, {
+            owner,
+            now: 1_000,
+            leaseMs: 60_000,
+            limit,
+            perInstallation: 3,
+            inFlight,
+            skipAccounts: skip,
+          });
+        const perAccount = (rows: Array<{ consumer_account_id: number }>) => {
+          const counts = new Map<number, number>();
+          for (const r of rows)
+            counts.set(r.consumer_account_id, (counts.get(r.consumer_account_id) ?? 0) + 1);
+          return Object.fromEntries([...counts].sort(([a], [b]) => a - b));
+        };
+        // The worker has 2 of installation 2's calls in flight, 3 of installation 4's (at its cap,
+        // skipped): room for 1 of 2's, 3 of 3's, none of 4's and 3 of 5's, the oldest of each.
+        const first = await claim('a', 10, new Map([[2, 2]]), [4]);
+        expect(perAccount(first)).toEqual({ 2: 1, 3: 3, 5: 3 });
+        expect(first.map((r) => r.delivery_id).sort()).toEqual(
+          ['d-0', 'd-1', 'd-3', 'd-5', 'd-7', 'd-9', 'd-11'].sort(),
+        );
+        // The limit is of the whole claim, oldest due first.
+        const second = await claim('b', 2, new Map());
+        expect(second.map((r) => r.delivery_id).sort()).toEqual(['d-2', 'd-4']);
+        // Side by side, two workers never take the same delivery.
+        const [c, d] = await Promise.all([claim('c', 16, new Map()), claim('d', 16, new Map())]);
+        const ids = [...c, ...d].map((r) => r.delivery_id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.sort()).toEqual(['d-6', 'd-8', 'd-10', 'd-12', 'd-13', 'd-14', 'd-15'].sort());
       });
     });
   });
