@@ -437,10 +437,10 @@ export async function finishAttempt(
     countedAt === undefined
       ? sql``
       : sql`, usage as (
-        insert into usage_daily (account_id, day, counter, shard, value)
+        insert into usage_daily_shards (account_id, day, counter, shard, value)
         select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter},
           ${usageShard()}::integer, 1 from updated
-        on conflict (account_id, day, counter, shard) do update set value = usage_daily.value + 1)`;
+        on conflict (account_id, day, counter, shard) do update set value = usage_daily_shards.value + 1)`;
   const result = await sql<{ n: number }>`with updated as (${updateLeased(store.db, input)})${attempt}${usage}
     select count(*)::integer as n from updated`.execute(store.db);
   return Number(result.rows[0]?.n ?? 0) === 1;

@@ -248,9 +248,12 @@ export interface UsageDailyTable {
   account_id: number;
   day: string;
   counter: string;
-  /** One of the rows a counter is spread over (store/usage.ts); a count is the sum of them. */
-  shard: number;
   value: number;
+}
+
+/** Counts added since migration 0009, a counter spread over a few rows (store/usage.ts). */
+export interface UsageDailyShardsTable extends UsageDailyTable {
+  shard: number;
 }
 
 export interface PacingSlotsTable {
@@ -391,6 +394,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   delivery_attempts: DeliveryAttemptsTable;
   usage_daily: UsageDailyTable;
+  usage_daily_shards: UsageDailyShardsTable;
   pacing_slots: PacingSlotsTable;
   rate_limit_counters: RateLimitCountersTable;
   replay_requests: ReplayRequestsTable;

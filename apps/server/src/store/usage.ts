@@ -11,10 +11,11 @@ import { hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /**
- * How many rows one counter of one account and day is spread over. Every event of an account adds
- * to the same counters, and on PostgreSQL a transaction holds a counter row's lock until its
- * COMMIT: with one row, an account's concurrent webhooks committed one at a time (issue 11). A
- * write adds to one row picked at random; reads sum them (getUsage). SQLite has one writer and
+ * How many rows one counter of one account and day is spread over (`usage_daily_shards`). Every
+ * event of an account adds to the same counters, and on PostgreSQL a transaction holds a counter
+ * row's lock until its COMMIT: with one row, an account's concurrent webhooks committed one at a
+ * time (issue 11). A write adds to one row picked at random; reads sum them, and the counts of
+ * `usage_daily`, where versions before migration 0009 wrote (getUsage). SQLite has one writer and
  * gains nothing, but shares the rule so both stores hold the same rows.
  */
 export const USAGE_SHARDS = 8;
@@ -38,12 +39,12 @@ export async function countUsage(
 const countUsageQuery = hotQuery(
   (db, p: { accountId: number; day: string; counter: UsageCounter; shard: number; by: number }) =>
     db
-      .insertInto('usage_daily')
+      .insertInto('usage_daily_shards')
       .values({ account_id: p.accountId, day: p.day, counter: p.counter, shard: p.shard, value: p.by })
       .onConflict((oc) =>
         oc
           .columns(['account_id', 'day', 'counter', 'shard'])
-          .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', p.by) })),
+          .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', p.by) })),
       ),
 );
 
@@ -61,12 +62,12 @@ export async function countUsages(
   const day = usageDay(now);
   const shard = usageShard();
   await db
-    .insertInto('usage_daily')
+    .insertInto('usage_daily_shards')
     .values(counters.map((counter) => ({ account_id: accountId, day, counter, shard, value: 1 })))
     .onConflict((oc) =>
       oc
         .columns(['account_id', 'day', 'counter', 'shard'])
-        .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', eb.ref('excluded.value')) })),
+        .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', eb.ref('excluded.value')) })),
     )
     .execute();
 }
@@ -85,11 +86,19 @@ export async function getUsage(
   now: number = Date.now(),
 ): Promise<MonthUsage> {
   const rows = await db
-    .selectFrom('usage_daily')
+    .selectFrom('usage_daily_shards')
     .select(['day', 'counter', 'value'])
     .where('account_id', '=', accountId)
     .where('day', '>=', `${month}-01`)
     .where('day', '<=', `${month}-31`)
+    .unionAll(
+      db
+        .selectFrom('usage_daily')
+        .select(['day', 'counter', 'value'])
+        .where('account_id', '=', accountId)
+        .where('day', '>=', `${month}-01`)
+        .where('day', '<=', `${month}-31`),
+    )
     .execute();
   const known = new Set<string>(USAGE_COUNTERS);
   const counters = emptyUsage();

@@ -34,7 +34,7 @@ describe(`0009-usage-shards (${TEST_STORE})`, () => {
     return store;
   }
 
-  it('keeps the counts of before and sums what concurrent transactions add to a counter', async () => {
+  it('keeps the counts of before, lets the previous version count, and sums what concurrent transactions add', async () => {
     const store = await emptyStore();
     const migrator = new Migrator({
       db: store.db,
@@ -51,6 +51,18 @@ describe(`0009-usage-shards (${TEST_STORE})`, () => {
     expect(await store.migrate()).toEqual(['0009-usage-shards']);
     const november = Date.UTC(2026, 10, 2, 12);
     expect((await getUsage(store.db, 1, '2026-11', november)).counters.eventsReceived).toBe(41);
+    // A process of the previous version, during a rolling upgrade, still counts the old way; the
+    // migration only added, so its statement works and its count is read.
+    await store.db
+      .insertInto('usage_daily')
+      .values({ account_id: 1, day: '2026-11-02', counter: 'eventsReceived', value: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'day', 'counter'])
+          .doUpdateSet((eb) => ({ value: eb('usage_daily.value', '+', 1) })),
+      )
+      .execute();
+    expect((await getUsage(store.db, 1, '2026-11', november)).counters.eventsReceived).toBe(42);
 
     // 100 events counted by 100 transactions at once (on PostgreSQL, side by side on 8 connections).
     await Promise.all(
@@ -59,10 +71,10 @@ describe(`0009-usage-shards (${TEST_STORE})`, () => {
       ),
     );
     const usage = await getUsage(store.db, 1, '2026-11', november);
-    expect(usage.counters.eventsReceived).toBe(141);
-    expect(usage.days.find((d) => d.day === '2026-11-02')?.counters.eventsReceived).toBe(141);
+    expect(usage.counters.eventsReceived).toBe(142);
+    expect(usage.days.find((d) => d.day === '2026-11-02')?.counters.eventsReceived).toBe(142);
     const rows = await store.db
-      .selectFrom('usage_daily')
+      .selectFrom('usage_daily_shards')
       .select(['shard', 'value'])
       .where('account_id', '=', 1)
       .where('counter', '=', 'eventsReceived')
