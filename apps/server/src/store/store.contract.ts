@@ -51,6 +51,21 @@ export function describeStoreContract(
       completedAt: '2026-11-20T00:00:00Z',
     };
 
+    /** Account 1 (installation 11) with its repository 10, `<login>/api`. */
+    const installRepository = async (login: string, isPrivate: boolean) => {
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 1, login, type: 'Organization', installationId: 11 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        1,
+        [{ repositoryId: 10, fullName: `${login}/api`, name: 'api', private: isPrivate }],
+        1,
+      );
+    };
+
     it('migrations are idempotent', async () => {
       expect(await store.migrate()).toEqual([]);
     });
@@ -119,17 +134,7 @@ export function describeStoreContract(
     });
 
     it('stores flags as booleans and looks logins up case-insensitively', async () => {
-      await upsertInstalledAccount(
-        store.db,
-        { accountId: 1, login: 'Acme', type: 'Organization', installationId: 11 },
-        1,
-      );
-      await upsertRepositories(
-        store.db,
-        1,
-        [{ repositoryId: 10, fullName: 'Acme/api', name: 'api', private: true }],
-        1,
-      );
+      await installRepository('Acme', true);
       expect((await getAccountByLogin(store.db, 'acme'))?.installation_id).toBe(11);
       const row = await store.db.selectFrom('repositories').selectAll().executeTakeFirstOrThrow();
       expect(Boolean(row.private)).toBe(true);
@@ -137,17 +142,7 @@ export function describeStoreContract(
     });
 
     it('finds a hook being placed by its repository, also once its id was recorded', async () => {
-      await upsertInstalledAccount(
-        store.db,
-        { accountId: 1, login: 'acme', type: 'Organization', installationId: 11 },
-        1,
-      );
-      await upsertRepositories(
-        store.db,
-        1,
-        [{ repositoryId: 10, fullName: 'acme/api', name: 'api', private: false }],
-        1,
-      );
+      await installRepository('acme', false);
       const hook = {
         repositoryId: 10,
         role: 'provider' as const,
@@ -165,17 +160,7 @@ export function describeStoreContract(
     });
 
     it("writes a workflow's last sighting only when it is missing, renamed or a minute old", async () => {
-      await upsertInstalledAccount(
-        store.db,
-        { accountId: 1, login: 'acme', type: 'Organization', installationId: 11 },
-        1,
-      );
-      await upsertRepositories(
-        store.db,
-        1,
-        [{ repositoryId: 10, fullName: 'acme/api', name: 'api', private: false }],
-        1,
-      );
+      await installRepository('acme', false);
       const path = '.github/workflows/deploy.yml';
       const seen = () => getWorkflow(store.db, 10, path);
       // Declared by a whitelisting before any run: never seen yet, so the first run writes.
