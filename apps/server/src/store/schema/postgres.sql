@@ -397,6 +397,16 @@ table usage_daily (
 );
 CREATE UNIQUE INDEX usage_daily_pk ON public.usage_daily USING btree (account_id, day, counter);
 
+table usage_daily_shards (
+  account_id bigint not null,
+  counter text not null,
+  day text not null,
+  shard integer not null,
+  value bigint not null default 0,
+  constraint usage_daily_shards_pk PRIMARY KEY (account_id, day, counter, shard)
+);
+CREATE UNIQUE INDEX usage_daily_shards_pk ON public.usage_daily_shards USING btree (account_id, day, counter, shard);
+
 table users (
   created_at bigint not null,
   github_id bigint,

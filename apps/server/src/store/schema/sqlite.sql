@@ -46,6 +46,8 @@ CREATE TABLE "subscriptions" ("subscription_id" text primary key, "service_id" t
 
 CREATE TABLE "usage_daily" ("account_id" integer not null, "day" text not null, "counter" text not null, "value" integer default 0 not null, constraint "usage_daily_pk" primary key ("account_id", "day", "counter"));
 
+CREATE TABLE "usage_daily_shards" ("account_id" integer not null, "day" text not null, "counter" text not null, "shard" integer not null, "value" integer default 0 not null, constraint "usage_daily_shards_pk" primary key ("account_id", "day", "counter", "shard"));
+
 CREATE TABLE "users" ("user_id" text primary key, "github_id" integer unique, "login" text not null unique, "created_at" integer not null, "updated_at" integer not null);
 
 CREATE TABLE "webhook_deliveries" ("delivery_guid" text primary key, "event" text not null, "hook_id" integer, "received_at" integer not null);
