@@ -48,7 +48,7 @@ export async function storeCompletionEvent(
         return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
       }
       const accountId = repository.account_id;
-      await recordWorkflowSeen(
+      const workflow = await recordWorkflowSeen(
         trx,
         { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
         now,
@@ -95,6 +95,8 @@ export async function storeCompletionEvent(
           summary: JSON.stringify(run.summary),
         },
         now,
+        undefined,
+        workflow,
       );
       await counted();
       return { outcome: 'accepted', eventId, routed };

@@ -9,7 +9,7 @@ import { insertArchive } from '../store/archives.js';
 import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
-import type { Database, EventRow, NewDelivery } from '../store/schema.js';
+import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
@@ -59,6 +59,8 @@ export async function routeEvent(
   event: RoutableEvent,
   now: number,
   archiveRetentionMs: number = RETENTION_MS.archives,
+  /** The event's workflow row, when the caller read it in this transaction (one read less). */
+  workflowRead?: WorkflowRow,
 ): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
   const runKey = {
     repositoryId: event.repository_id,
@@ -68,7 +70,7 @@ export async function routeEvent(
   const accountId = event.account_id;
   const message = await getMessageByRunKey(trx, runKey);
   const pendingMessage = message && message.status === 'pending' ? message : undefined;
-  const workflow = await getWorkflow(trx, runKey.repositoryId, event.workflow_path);
+  const workflow = workflowRead ?? (await getWorkflow(trx, runKey.repositoryId, event.workflow_path));
   const subscriptions = workflow?.whitelisted
     ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
     : [];

@@ -165,18 +165,23 @@ export function describeStoreContract(
       const seen = () => getWorkflow(store.db, 10, path);
       // Declared by a whitelisting before any run: never seen yet, so the first run writes.
       await setWhitelisted(store.db, 10, path, true, 500);
-      await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Deploy' }, 1_000);
+      expect(
+        await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Deploy' }, 1_000),
+      ).toBeUndefined();
       expect(await seen()).toMatchObject({
         name: 'Deploy',
         first_seen_at: 1_000,
         last_seen_at: 1_000,
       });
-      // Within the precision: the row is read, not written (its updated_at stays).
-      await recordWorkflowSeen(
+      // Within the precision: the row is read, not written (its updated_at stays), and returned for
+      // routing to use.
+      const fresh = await recordWorkflowSeen(
         store.db,
         { repositoryId: 10, path, name: 'Deploy' },
         1_000 + WORKFLOW_SEEN_PRECISION_MS - 1,
       );
+      expect(fresh).toMatchObject({ name: 'Deploy', last_seen_at: 1_000 });
+      expect(Boolean(fresh?.whitelisted)).toBe(true);
       expect(await seen()).toMatchObject({ last_seen_at: 1_000, updated_at: 1_000 });
       // Renamed: written at once.
       await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Ship' }, 2_000);

@@ -14,12 +14,16 @@ import type { Database, WorkflowRow } from './schema.js';
  */
 export const WORKFLOW_SEEN_PRECISION_MS = 60_000;
 
-/** Records that a run of the workflow was seen; `last_seen_at` is kept to within a minute. */
+/**
+ * Records that a run of the workflow was seen; `last_seen_at` is kept to within a minute. Returns
+ * the row as read when it needed no write (routing can use it instead of reading it again), or
+ * undefined when it was written.
+ */
 export async function recordWorkflowSeen(
   db: Kysely<Database>,
   workflow: { repositoryId: number; path: string; name: string },
   now: number,
-): Promise<void> {
+): Promise<WorkflowRow | undefined> {
   const { repositoryId, path, name } = workflow;
   const seen = await getWorkflow(db, repositoryId, path);
   if (
@@ -29,9 +33,10 @@ export async function recordWorkflowSeen(
     seen.last_seen_at !== null &&
     now - seen.last_seen_at < WORKFLOW_SEEN_PRECISION_MS
   ) {
-    return;
+    return seen;
   }
   await recordWorkflowSeenQuery.execute(db, { repositoryId, path, name, now });
+  return undefined;
 }
 
 const recordWorkflowSeenQuery = hotQuery(
