@@ -25,7 +25,7 @@ describe('a consumer whose GitHub is slow', () => {
     await h.close();
   });
 
-  it("does not delay another consumer's deliveries", { timeout: 60_000 }, async () => {
+  it("does not delay another consumer's deliveries", { timeout: 90_000 }, async () => {
     await h.sim.createInstallation({
       account: { login: 'acme' },
       repositories: ['api'],
@@ -86,5 +86,33 @@ describe('a consumer whose GitHub is slow', () => {
     }, 30_000);
     const firstSlow = order.indexOf('initech/tps');
     expect(order.slice(0, firstSlow), order.join(', ')).toEqual(Array(runs).fill('globex/app'));
+
+    // The cap is of calls to GitHub in flight: the slow installation never had more than 2 at once.
+    // Each recorded attempt spans [started_at, started_at + duration_ms], and an attempt starts
+    // after the call it waited for ended, so the spans overlap only where calls did.
+    const slowAttempts = await eventually(async () => {
+      const rows = await h.zekt.store.db
+        .selectFrom('delivery_attempts as t')
+        .innerJoin('deliveries as d', 'd.delivery_id', 't.delivery_id')
+        .innerJoin('repositories as r', 'r.repository_id', 'd.consumer_repository_id')
+        .select(['t.started_at', 't.duration_ms'])
+        .where('r.full_name', '=', 'initech/tps')
+        .execute();
+      // Two rounds of the slow installation's calls: the second could only start as the first ended.
+      return rows.length >= 4 ? rows : undefined;
+    }, 40_000);
+    const edges = slowAttempts.flatMap((a) => [
+      { at: Number(a.started_at), change: 1 },
+      { at: Number(a.started_at) + a.duration_ms, change: -1 },
+    ]);
+    // At equal times an end comes before a start: a call that starts as another ends is not beside it.
+    edges.sort((a, b) => a.at - b.at || a.change - b.change);
+    let inFlight = 0;
+    let most = 0;
+    for (const edge of edges) {
+      inFlight += edge.change;
+      most = Math.max(most, inFlight);
+    }
+    expect(most).toBe(2);
   });
 });

@@ -83,7 +83,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const metrics = options.metrics ?? noMetrics;
 
-  async function attempt(row: DeliveryRow, context: DispatchContext): Promise<void> {
+  /**
+   * One attempt. `callEnded` is called as soon as GitHub has answered (or the call failed): the
+   * per-installation cap is of calls to GitHub in flight, and recording the answer (its commit
+   * included) no longer holds the installation's slot.
+   */
+  async function attempt(row: DeliveryRow, context: DispatchContext, callEnded: () => void): Promise<void> {
     const startedAt = clock.now();
     const number = row.attempt_count;
     if (outcomeUnknown({ durable: Boolean(row.durable), attemptsMade: number })) {
@@ -108,7 +113,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await settle(row, number, startedAt, 0, prepared.failure, false);
       return;
     }
-    const result = await options.github.dispatch({ ...prepared.target, body: prepared.body, timeoutMs });
+    const result = await options.github
+      .dispatch({ ...prepared.target, body: prepared.body, timeoutMs })
+      .finally(callEnded);
     if (result.ok) {
       const at = clock.now();
       // Replays start long after their webhook: they would measure the operator, not Zekt.
@@ -361,17 +368,28 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function start({ row, context }: { row: DeliveryRow; context: DispatchContext }): Promise<void> {
     const account = row.consumer_account_id;
     inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
-    const task = attempt(row, context)
+    // The installation's slot is given back when its call to GitHub ends, the pool's when the
+    // attempt is recorded: the cap limits calls in flight to one installation, the pool the
+    // attempts this worker holds. Measured on one busy installation (issue 11), holding the slot
+    // through the record's commit made the cap, not GitHub, the limit of its deliveries.
+    let holdsSlot = true;
+    const releaseSlot = () => {
+      if (!holdsSlot) return;
+      holdsSlot = false;
+      const left = (inFlightByAccount.get(account) ?? 1) - 1;
+      if (left > 0) inFlightByAccount.set(account, left);
+      else inFlightByAccount.delete(account);
+      options.onCapacity?.();
+    };
+    const task = attempt(row, context, releaseSlot)
       .catch((error: unknown) => {
         // The lease expires and another pass retries; nothing is lost.
         logger.error({ err: error, deliveryId: row.delivery_id }, 'dispatch attempt crashed');
       })
       .finally(() => {
-        const left = (inFlightByAccount.get(account) ?? 1) - 1;
-        if (left > 0) inFlightByAccount.set(account, left);
-        else inFlightByAccount.delete(account);
         running.delete(task);
-        options.onCapacity?.();
+        if (holdsSlot) releaseSlot();
+        else options.onCapacity?.();
       });
     running.add(task);
     return task;
