@@ -11,9 +11,14 @@ import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import { type AttemptRecord, finishAttempt, nextDeliveryDueAt, releaseClaims } from '../store/deliveries.js';
-import { attemptRecorded, claimWithContext, type DispatchContext } from '../store/dispatch-context.js';
+import {
+  attemptRecorded,
+  type ClaimedDelivery,
+  claimWithContext,
+  type DispatchContext,
+} from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
-import type { Database, DeliveryRow, DeliveryUpdate } from '../store/schema.js';
+import type { Database, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 /**
@@ -48,7 +53,7 @@ export interface DispatcherOptions {
    * transaction that records it: what it writes there (the alert) commits with the Failed state,
    * so a process that dies after the commit cannot lose it.
    */
-  onExhausted?: (row: DeliveryRow, lastFailure: string, trx: Kysely<Database>) => Promise<void>;
+  onExhausted?: (row: ClaimedDelivery, lastFailure: string, trx: Kysely<Database>) => Promise<void>;
   /** Told after an exhausted delivery's Failed state committed (wakes the alert sender). */
   afterExhausted?: () => void;
   metrics?: Pick<Metrics, 'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost'>;
@@ -88,7 +93,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * per-installation cap is of calls to GitHub in flight, and recording the answer (its commit
    * included) no longer holds the installation's slot.
    */
-  async function attempt(row: DeliveryRow, context: DispatchContext, callEnded: () => void): Promise<void> {
+  async function attempt(
+    row: ClaimedDelivery,
+    context: DispatchContext,
+    callEnded: () => void,
+  ): Promise<void> {
     const startedAt = clock.now();
     const number = row.attempt_count;
     if (outcomeUnknown({ durable: Boolean(row.durable), attemptsMade: number })) {
@@ -158,7 +167,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * delivery is put back, due at its slot, without counting an attempt: other installations' work
    * is claimed meanwhile, so one busy tenant never delays another.
    */
-  async function deferForPacing(row: DeliveryRow, now: number): Promise<boolean> {
+  async function deferForPacing(row: ClaimedDelivery, now: number): Promise<boolean> {
     const rate = options.installationDispatchRate ?? 0;
     if (rate <= 0 || row.slot_reserved) return false;
     const slot = await store.transaction((trx) =>
@@ -177,7 +186,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** The call to make, from the delivery and the context read with its claim. */
   function prepare(
-    row: DeliveryRow,
+    row: ClaimedDelivery,
     context: DispatchContext,
   ):
     | { failure: Failure }
@@ -250,7 +259,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   /** Records a failed attempt: retry later or fail the delivery, as domain/delivery-state.ts decides. */
   async function settle(
-    row: DeliveryRow,
+    row: ClaimedDelivery,
     number: number,
     startedAt: number,
     durationMs: number,
@@ -321,7 +330,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function finish(
-    row: DeliveryRow,
+    row: ClaimedDelivery,
     attemptRecord: AttemptRecord | null,
     update: DeliveryUpdate,
     calledGitHub = false,
@@ -365,7 +374,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
 
-  function start({ row, context }: { row: DeliveryRow; context: DispatchContext }): Promise<void> {
+  function start({ row, context }: { row: ClaimedDelivery; context: DispatchContext }): Promise<void> {
     const account = row.consumer_account_id;
     inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
     // The installation's slot is given back when its call to GitHub ends, the pool's when the

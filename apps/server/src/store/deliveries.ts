@@ -148,6 +148,13 @@ export async function claimDueDeliveries(
   dialect: SqlDialect,
   options: ClaimOptions,
 ): Promise<DeliveryRow[]> {
+  if (dialect !== 'postgres') {
+    const claim = async (trx: Kysely<Database>) => {
+      const ids = await claimIdsOnSqlite(trx, options);
+      return ids.length === 0 ? [] : selectDeliveries(trx, ids);
+    };
+    return db.isTransaction ? claim(db) : db.transaction().execute(claim);
+  }
   const claim = claimOf(dialect, options);
   let query = claimQueries.get(claim.key);
   if (!query) {
@@ -155,6 +162,140 @@ export async function claimDueDeliveries(
     claimQueries.set(claim.key, query);
   }
   return (await query.execute(db, claim.params)).rows as DeliveryRow[];
+}
+
+/**
+ * SQLite's claim, inside the caller's transaction: the ids of the deliveries it leased.
+ *
+ * SQLite has one writer, so what a transaction reads as due is still due when it writes: the
+ * claim is a read of the oldest due deliveries (one range of `deliveries_due`), the choice of
+ * those within each installation's free slots (`withinFreeSlots`), and an update by primary key.
+ * The single statement PostgreSQL needs to be safe among workers (a window function, two sorts in
+ * temporary B-trees, RETURNING every column) cost 180–400 µs per claim on SQLite, the costliest
+ * statement of the durable path (issue 11); the read and the update cost ~30 µs together.
+ */
+export async function claimIdsOnSqlite(db: Kysely<Database>, options: ClaimOptions): Promise<string[]> {
+  const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
+  let due = dueQueries.get(skip.length);
+  if (!due) {
+    due = dueQuery(skip.length);
+    dueQueries.set(skip.length, due);
+  }
+  const params: Record<string, unknown> = {
+    now: options.now,
+    scan: scanSize(options),
+  };
+  skip.forEach((account, i) => {
+    params[`skip${i}`] = account;
+  });
+  const chosen = withinFreeSlots((await due.execute(db, params)).rows, options).map((r) => r.delivery_id);
+  if (chosen.length === 0) return chosen;
+  const ids = padded(chosen, NO_DELIVERY);
+  let lease = leaseQueries.get(ids.length);
+  if (!lease) {
+    lease = leaseQuery(ids.length);
+    leaseQueries.set(ids.length, lease);
+  }
+  const values: Record<string, unknown> = {
+    owner: options.owner,
+    leaseExpiresAt: options.now + options.leaseMs,
+    now: options.now,
+  };
+  ids.forEach((id, i) => {
+    values[`id${i}`] = id;
+  });
+  await lease.execute(db, values);
+  return chosen;
+}
+
+/**
+ * The deliveries a claim takes of those due, oldest first: at most `limit`, and no more of one
+ * installation's than its free slots (`perInstallation` less what the worker has `inFlight`).
+ * PostgreSQL's claim applies the same rule in SQL (`rank <= cap - used`).
+ */
+export function withinFreeSlots<T extends { consumer_account_id: number }>(
+  due: readonly T[],
+  options: Pick<ClaimOptions, 'limit' | 'perInstallation' | 'inFlight'>,
+): T[] {
+  const taken = new Map<number, number>();
+  const chosen: T[] = [];
+  for (const row of due) {
+    if (chosen.length >= options.limit) break;
+    const account = row.consumer_account_id;
+    const used = taken.get(account) ?? options.inFlight?.get(account) ?? 0;
+    if (options.perInstallation !== undefined && used >= options.perInstallation) continue;
+    taken.set(account, used + 1);
+    chosen.push(row);
+  }
+  return chosen;
+}
+
+/**
+ * How many of the oldest due deliveries a claim reads: twice what one installation can take.
+ * Rows past an installation's free slots are read for nothing, and when one installation owns the
+ * backlog (the usual case under load) every row past its few free slots is; reading four times the
+ * pool's room made the claim 13 % of the server's CPU on SQLite. A pass that could take more is
+ * followed by another straight away (the dispatch loop goes on while passes find work), so a small
+ * read costs passes, not throughput.
+ */
+function scanSize(options: ClaimOptions): number {
+  return 2 * Math.min(options.limit, options.perInstallation ?? options.limit);
+}
+
+const dueAndFree = <QB extends SelectQueryBuilder<Database, 'deliveries', object>>(qb: QB, now: number): QB =>
+  qb
+    .where('dispatch_state', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)])) as QB;
+
+function dueQuery(skipped: number) {
+  return hotQuery((db, p: Record<string, unknown>) => {
+    let due = dueAndFree(
+      db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id']),
+      p.now as number,
+    );
+    if (skipped > 0) {
+      const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
+      due = due.where('consumer_account_id', 'not in', accounts);
+    }
+    return due.orderBy('next_attempt_at').limit(p.scan as number);
+  });
+}
+
+function leaseQuery(size: number) {
+  return hotQuery((db, p: Record<string, unknown>) =>
+    db
+      .updateTable('deliveries')
+      .set((eb) => ({
+        lease_owner: p.owner as string,
+        lease_expires_at: p.leaseExpiresAt as number,
+        attempt_count: eb('attempt_count', '+', 1),
+        updated_at: p.now as number,
+      }))
+      .where(
+        'delivery_id',
+        'in',
+        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
+      ),
+  );
+}
+
+const dueQueries = new Map<
+  number,
+  HotQuery<Record<string, unknown>, { delivery_id: string; consumer_account_id: number }>
+>();
+const leaseQueries = new Map<number, HotQuery<Record<string, unknown>, unknown>>();
+
+/** Delivery ids are never empty: this one pads lists of ids. */
+export const NO_DELIVERY = '';
+
+function selectDeliveries(db: Kysely<Database>, ids: readonly string[]): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('delivery_id', 'in', [...ids])
+    .orderBy('next_attempt_at')
+    .execute();
 }
 
 /** What decides a claim's SQL: its dialect and the (padded) lengths of its lists. */
@@ -179,13 +320,7 @@ export function claimOf(
   const params: Record<string, unknown> = {
     now: options.now,
     limit: options.limit,
-    // How many of the oldest due deliveries the claim reads: twice what one installation can take.
-    // Rows past an installation's free slots are read for nothing, and when one installation owns
-    // the backlog (the usual case under load) every row past its few free slots is; reading four
-    // times the pool's room made the claim 13 % of the server's CPU on SQLite. A pass that could
-    // take more is followed by another straight away (the dispatch loop goes on while passes find
-    // work), so a small read costs passes, not throughput.
-    scan: 2 * Math.min(options.limit, options.perInstallation ?? options.limit),
+    scan: scanSize(options),
     owner: options.owner,
     leaseExpiresAt: options.now + options.leaseMs,
   };
@@ -209,24 +344,24 @@ export function claimOf(
 /** GitHub account ids are positive: this one pads lists of accounts. */
 const NO_ACCOUNT = -1;
 
-function padded<T>(items: readonly T[], filler: T): T[] {
+/** `items` padded to a power of two with `filler`: one compiled statement per size, not per length. */
+export function padded<T>(items: readonly T[], filler: T): T[] {
   if (items.length === 0) return [];
   let size = 1;
   while (size < items.length) size *= 2;
   return [...items, ...Array.from({ length: size - items.length }, () => filler)];
 }
 
-/** The claim's UPDATE … RETURNING, built for hotQuery (every value a named parameter of `p`). */
+/**
+ * PostgreSQL's claim, one UPDATE … RETURNING built for hotQuery (every value a named parameter of
+ * `p`): atomic among workers without a transaction around it.
+ */
 export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, shape: ClaimShape) {
-  const { dialect, skipped, capped } = shape;
+  const { skipped, capped } = shape;
   const now = p.now as number;
-  const dueAndFree = <QB extends SelectQueryBuilder<Database, 'deliveries', object>>(qb: QB): QB =>
-    qb
-      .where('dispatch_state', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)])) as QB;
   let oldest = dueAndFree(
     db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id', 'next_attempt_at']),
+    now,
   )
     .orderBy('next_attempt_at')
     .limit(p.scan as number);
@@ -266,17 +401,12 @@ export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, sha
       .orderBy('ranked.next_attempt_at')
       .limit(p.limit as number) as never;
   }
-  // On PostgreSQL the chosen rows are locked at a level of their own, which rechecks that each is
-  // still due and unleased once locked (another worker may have claimed it since the snapshot).
-  // SQLite has one writer, so what was chosen is still free; a level there would scan the due
-  // index for the chosen ids instead of looking them up (its query plan).
-  const locked =
-    dialect === 'postgres'
-      ? dueAndFree(db.selectFrom('deliveries').select('delivery_id'))
-          .where('delivery_id', 'in', chosen)
-          .forUpdate()
-          .skipLocked()
-      : chosen;
+  // The chosen rows are locked at a level of their own, which rechecks that each is still due and
+  // unleased once locked (another worker may have claimed it since the snapshot).
+  const locked = dueAndFree(db.selectFrom('deliveries').select('delivery_id'), now)
+    .where('delivery_id', 'in', chosen)
+    .forUpdate()
+    .skipLocked();
   return db
     .updateTable('deliveries')
     .set((eb) => ({

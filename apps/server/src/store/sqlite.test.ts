@@ -5,6 +5,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { consumerFailures, failedAttempts } from './connection-stats.js';
+import { insertDeliveries, newDeliveryRow } from './deliveries.js';
+import { claimWithContext } from './dispatch-context.js';
 import { notStartedOfConnection } from './not-started.js';
 import type { Database } from './schema.js';
 import { openStore } from './store.js';
@@ -89,6 +91,92 @@ describe('sqlite store', () => {
       captured.length = 0;
       await failedAttempts(db, 'sub_1', 1_000, 10);
       for (const query of captured) expect(planOf(query), query.sql).not.toMatch(/deliveries/);
+    } finally {
+      await db.destroy();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('claims through one range of deliveries_due and the primary key, with no sort and no scan', async () => {
+    // The claim runs up to a few times per delivery under load (issue 11): the window function and
+    // sorts PostgreSQL's single statement needs cost SQLite 180–400 µs per claim.
+    const dir = mkdtempSync(join(tmpdir(), 'zekt-sqlite-'));
+    const path = join(dir, 'zekt.db');
+    const store = await openStore({ kind: 'sqlite', path });
+    const native = new BetterSqlite3(path);
+    const captured: CompiledQuery[] = [];
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: native }),
+      log: (event) => {
+        if (event.level === 'query') captured.push(event.query);
+      },
+    });
+    try {
+      await store.migrate();
+      await insertDeliveries(
+        store.db,
+        [1, 2, 3].map((i) =>
+          newDeliveryRow(
+            {
+              deliveryId: `d-${i}`,
+              eventId: `e-${i}`,
+              subscriptionId: 'sub_1',
+              serviceId: 'svc_1',
+              providerAccountId: 1,
+              providerRepositoryId: 10,
+              consumerAccountId: i === 3 ? 3 : 2,
+              consumerRepositoryId: 20,
+              correlationId: `c-${i}`,
+              runAttempt: 1,
+              eventType: 'built',
+              durable: true,
+            },
+            i,
+          ),
+        ),
+      );
+      captured.length = 0;
+      const claimed = await db.transaction().execute((trx) =>
+        claimWithContext(trx, 'sqlite', {
+          owner: 'w',
+          now: 10,
+          leaseMs: 1_000,
+          limit: 8,
+          perInstallation: 2,
+          inFlight: new Map([[2, 1]]),
+          skipAccounts: [4],
+        }),
+      );
+      // Installation 2 has one free slot: its oldest delivery; installation 3's one.
+      expect(claimed.map((c) => [c.row.delivery_id, c.row.attempt_count])).toEqual([
+        ['d-1', 1],
+        ['d-3', 1],
+      ]);
+      const plans = captured
+        .filter((query) => !/^(begin|commit)/.test(query.sql))
+        .map(
+          (query) =>
+            [
+              query.sql,
+              (
+                native.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{
+                  detail: string;
+                }>
+              )
+                .map((row) => row.detail)
+                .join('\n'),
+            ] as const,
+        );
+      expect(plans.map(([statement]) => statement.split(' ')[0])).toEqual(['select', 'update', 'select']);
+      const [due, lease, context] = plans.map(([, plan]) => plan) as [string, string, string];
+      expect(due).toMatch(/^SEARCH deliveries USING INDEX deliveries_due /m);
+      expect(lease).toMatch(/^SEARCH deliveries USING (COVERING )?INDEX sqlite_autoindex_deliveries_1 /m);
+      expect(context).toMatch(/^SEARCH d USING INDEX sqlite_autoindex_deliveries_1 /m);
+      for (const [statement, plan] of plans) {
+        expect(plan, statement).not.toMatch(/TEMP B-TREE/);
+        expect(plan, statement).not.toMatch(/^SCAN /m);
+      }
     } finally {
       await db.destroy();
       await store.close();
