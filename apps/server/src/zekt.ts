@@ -132,13 +132,6 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   let routerLoop: WorkerLoop | null = null;
   let dispatchLoop: WorkerLoop | null = null;
 
-  const router = createEventRouter({
-    store,
-    clock,
-    logger: logger.child({ component: 'router' }),
-    archiveRetentionMs: RETENTION_MS.archives,
-    onDeliveriesCreated: () => notifier.notify('deliveries'),
-  });
   const alerts = createAlertService({
     store,
     clock,
@@ -185,6 +178,17 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       );
     },
     afterExhausted: () => alertLoop?.wake(),
+  });
+  // A process that runs the workers routes, and its dispatcher takes the deliveries it has room
+  // for as they are created (delivery/handoff.ts); an API-only process leaves both to the workers.
+  const handoff = role !== 'api' ? dispatcher : undefined;
+  const router = createEventRouter({
+    store,
+    clock,
+    logger: logger.child({ component: 'router' }),
+    archiveRetentionMs: RETENTION_MS.archives,
+    onDeliveriesCreated: () => notifier.notify('deliveries'),
+    handoff,
   });
   const sweeper = createRetentionSweeper({
     store,
@@ -264,6 +268,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
     routeInline: role !== 'api',
+    handoff,
     wakeDispatcher: () => notifier.notify('deliveries'),
     http: config.http,
     limits: config.limits,

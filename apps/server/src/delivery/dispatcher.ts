@@ -20,6 +20,7 @@ import {
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import type { DeliveryHandoff, HandedDelivery } from './handoff.js';
 
 /**
  * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` → record
@@ -56,10 +57,13 @@ export interface DispatcherOptions {
   onExhausted?: (row: ClaimedDelivery, lastFailure: string, trx: Kysely<Database>) => Promise<void>;
   /** Told after an exhausted delivery's Failed state committed (wakes the alert sender). */
   afterExhausted?: () => void;
-  metrics?: Pick<Metrics, 'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost'>;
+  metrics?: Pick<
+    Metrics,
+    'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost' | 'dispatchStarted'
+  >;
 }
 
-export interface Dispatcher {
+export interface Dispatcher extends DeliveryHandoff {
   /**
    * Fills the pool: claims as many due deliveries as it has room for and starts their attempts
    * without waiting for them; returns how many it started (the dispatch loop's pass).
@@ -371,12 +375,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const perInstallation = Math.min(options.installationConcurrency ?? 8, poolSize);
   const inFlightByAccount = new Map<number, number>();
   const running = new Set<Promise<void>>();
+  /** Slots reserved by a handoff whose creating transaction is not durable yet (handoff.ts). */
+  let reservedSlots = 0;
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
 
-  function start({ row, context }: { row: ClaimedDelivery; context: DispatchContext }): Promise<void> {
+  function giveBackSlot(account: number): void {
+    const left = (inFlightByAccount.get(account) ?? 1) - 1;
+    if (left > 0) inFlightByAccount.set(account, left);
+    else inFlightByAccount.delete(account);
+  }
+
+  /** Attempts a claimed delivery; `reserved`: its installation slot is already counted (a handoff). */
+  function start({ row, context }: HandedDelivery, reserved = false): Promise<void> {
     const account = row.consumer_account_id;
-    inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
+    if (!reserved) inFlightByAccount.set(account, (inFlightByAccount.get(account) ?? 0) + 1);
+    metrics.dispatchStarted(reserved ? 'handoff' : 'claim');
     // The installation's slot is given back when its call to GitHub ends, the pool's when the
     // attempt is recorded: the cap limits calls in flight to one installation, the pool the
     // attempts this worker holds. Measured on one busy installation (issue 11), holding the slot
@@ -385,9 +399,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const releaseSlot = () => {
       if (!holdsSlot) return;
       holdsSlot = false;
-      const left = (inFlightByAccount.get(account) ?? 1) - 1;
-      if (left > 0) inFlightByAccount.set(account, left);
-      else inFlightByAccount.delete(account);
+      giveBackSlot(account);
       options.onCapacity?.();
     };
     const task = attempt(row, context, releaseSlot)
@@ -410,7 +422,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // calls that ended across many installations since the last pass are refilled in one
     // statement). Installations at their cap are left out of the claim's scan altogether; the
     // in-flight counts are read as they are now, and one that changes meanwhile only frees slots.
-    const room = poolSize - running.size;
+    const room = poolSize - running.size - reservedSlots;
     if (room <= 0) return [];
     const skipAccounts: number[] = [];
     const inFlight = new Map<number, number>();
@@ -454,7 +466,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // as a worker dying in between leaves leases that expire like any other. SQLite's writes go
     // through the group commit's transactions.
     const claimed = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
-    return claimed.map(start);
+    return claimed.map((delivery) => start(delivery));
   }
 
   return {
@@ -466,8 +478,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await Promise.all(started);
       return started.length;
     },
+    reserve(consumerAccountId) {
+      if (running.size + reservedSlots >= poolSize) return null;
+      const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
+      if (inFlight >= perInstallation) return null;
+      inFlightByAccount.set(consumerAccountId, inFlight + 1);
+      reservedSlots++;
+      return { owner: options.workerId, expiresAt: clock.now() + leaseMs };
+    },
+    start(handed) {
+      for (const delivery of handed) {
+        reservedSlots--;
+        void start(delivery, true);
+      }
+    },
+    release(consumerAccountIds) {
+      for (const account of consumerAccountIds) {
+        reservedSlots--;
+        giveBackSlot(account);
+      }
+      if (consumerAccountIds.length > 0) options.onCapacity?.();
+    },
     async nextDueAt() {
-      if (running.size >= poolSize) return null;
+      if (running.size + reservedSlots >= poolSize) return null;
       return nextDeliveryDueAt(store.db, lastClaimAt ?? clock.now());
     },
     async idle() {

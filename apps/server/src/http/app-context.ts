@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountLimits, HttpLimits } from '../config.js';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
 import type { GitHubOAuth } from '../github/github-oauth.js';
@@ -39,6 +40,8 @@ export interface AppContext {
   wakeRouter: () => void;
   /** Completion webhooks are routed in the transaction that stores them (this process runs the workers). */
   routeInline: boolean;
+  /** This process's dispatcher, when it routes inline: it takes the deliveries it has room for at creation. */
+  handoff?: DeliveryHandoff | undefined;
   /** Wakes the dispatcher: a delivery became due (replay). */
   wakeDispatcher: () => void;
   /** What one request may cost (timeouts, body bytes, JSON depth) and who counts as the client. */

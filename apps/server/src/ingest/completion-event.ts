@@ -1,3 +1,4 @@
+import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import { getRepository } from '../store/accounts.js';
@@ -35,72 +36,75 @@ export async function storeCompletionEvent(
     };
   }
   const now = options.clock.now();
-  const outcome = await options.store.transaction(
-    async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
-      const repository = await getRepository(trx, run.repositoryId);
-      if (!repository?.provider_enabled || repository.removed_at !== null) {
-        return {
-          outcome: 'ignored',
-          detail: `${run.summary.repository} is not enabled as a provider repository`,
-        };
-      }
-      if (!(await recordWebhookDelivery(trx, delivery, now))) {
-        return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
-      }
-      const accountId = repository.account_id;
-      const workflow = await recordWorkflowSeen(
-        trx,
-        { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
-        now,
-      );
-      const eventId = await insertEvent(
-        trx,
-        {
-          repositoryId: run.repositoryId,
-          runId: run.runId,
-          runAttempt: run.runAttempt,
-          accountId,
-          summary: run.summary,
-          routeAfter: now + options.messageGraceMs,
-        },
-        now,
-      );
-      if (eventId === null) {
-        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
-        return {
-          outcome: 'duplicate',
-          detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
-        };
-      }
-      // The account's counters are rows every event of the account updates: counted last, in one
-      // statement, so on PostgreSQL concurrent webhooks wait on each other's lock for one round trip
-      // instead of for the rest of the transaction.
-      const counted = () => countUsages(trx, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
-      if (!options.routeInline || options.messageGraceMs > 0) {
+  const outcome = await withHandoff(options.handoff, (handoff) =>
+    options.store.transaction(
+      async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
+        const repository = await getRepository(trx, run.repositoryId);
+        if (!repository?.provider_enabled || repository.removed_at !== null) {
+          return {
+            outcome: 'ignored',
+            detail: `${run.summary.repository} is not enabled as a provider repository`,
+          };
+        }
+        if (!(await recordWebhookDelivery(trx, delivery, now))) {
+          return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+        }
+        const accountId = repository.account_id;
+        const workflow = await recordWorkflowSeen(
+          trx,
+          { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+          now,
+        );
+        const eventId = await insertEvent(
+          trx,
+          {
+            repositoryId: run.repositoryId,
+            runId: run.runId,
+            runAttempt: run.runAttempt,
+            accountId,
+            summary: run.summary,
+            routeAfter: now + options.messageGraceMs,
+          },
+          now,
+        );
+        if (eventId === null) {
+          await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+          return {
+            outcome: 'duplicate',
+            detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
+          };
+        }
+        // The account's counters are rows every event of the account updates: counted last, in one
+        // statement, so on PostgreSQL concurrent webhooks wait on each other's lock for one round trip
+        // instead of for the rest of the transaction.
+        const counted = () =>
+          countUsages(trx, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
+        if (!options.routeInline || options.messageGraceMs > 0) {
+          await counted();
+          return { outcome: 'accepted', eventId };
+        }
+        // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
+        // together and no second transaction (nor a router pass) is needed. A message of this run
+        // committed before us is joined; one committing after us finds the run routed (409).
+        const routed = await routeEvent(
+          trx,
+          {
+            event_id: eventId,
+            repository_id: run.repositoryId,
+            run_id: run.runId,
+            run_attempt: run.runAttempt,
+            account_id: accountId,
+            workflow_path: run.summary.workflowPath,
+            summary: JSON.stringify(run.summary),
+            received_at: now,
+          },
+          now,
+          { workflowRead: workflow, handoff },
+        );
         await counted();
-        return { outcome: 'accepted', eventId };
-      }
-      // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
-      // together and no second transaction (nor a router pass) is needed. A message of this run
-      // committed before us is joined; one committing after us finds the run routed (409).
-      const routed = await routeEvent(
-        trx,
-        {
-          event_id: eventId,
-          repository_id: run.repositoryId,
-          run_id: run.runId,
-          run_attempt: run.runAttempt,
-          account_id: accountId,
-          workflow_path: run.summary.workflowPath,
-          summary: JSON.stringify(run.summary),
-        },
-        now,
-        undefined,
-        workflow,
-      );
-      await counted();
-      return { outcome: 'accepted', eventId, routed };
-    },
+        return { outcome: 'accepted', eventId, routed };
+      },
+    ),
   );
   if (outcome.outcome !== 'accepted') return outcome;
   const { routed, ...accepted } = outcome as typeof outcome & { routed?: RouteResult };
@@ -108,7 +112,9 @@ export async function storeCompletionEvent(
     options.onEventStored();
   } else {
     logRouted(options.logger, routed);
-    if (routed.outcome === 'routed' && routed.deliveryIds.length > 0) options.onDeliveriesCreated();
+    // Deliveries the dispatcher took at creation are under way; any other waits for a claim.
+    if (routed.outcome === 'routed' && routed.deliveryIds.length > routed.handed)
+      options.onDeliveriesCreated();
   }
   return accepted;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { DeliveryHandoff } from '../delivery/handoff.js';
 import type { Clock } from '../domain/clock.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { RepositoryHookRow } from '../store/schema.js';
@@ -46,6 +47,8 @@ export interface WebhookIngestOptions {
    * the workers' router, which takes pending events in batches.
    */
   routeInline: boolean;
+  /** This process's dispatcher, when it routes inline: it takes the deliveries it has room for at creation. */
+  handoff?: DeliveryHandoff | undefined;
   /** Deepest JSON nesting accepted (ZEKT_MAX_JSON_DEPTH). */
   maxJsonDepth: number;
   logger: Logger;

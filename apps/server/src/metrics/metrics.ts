@@ -20,6 +20,8 @@ export interface Metrics {
   endToEnd(milliseconds: number): void;
   /** Pacing held a dispatch back this long (0: its installation's slot was free). */
   pacingDelayed(milliseconds: number): void;
+  /** The dispatcher started an attempt of a delivery it took this way (see `DispatchStart`). */
+  dispatchStarted(path: DispatchStart): void;
   /** A worker lost a delivery's lease (see `LeaseLoss`). */
   leaseLost(kind: LeaseLoss): void;
   /** The retention sweeper deleted this many rows of a table. */
@@ -55,6 +57,13 @@ export type IngestEndpoint = 'webhook' | 'message';
  */
 export type LeaseLoss = 'taken_over' | 'reclaimed';
 
+/**
+ * How a delivery reached the dispatcher's pool: `handoff`, leased in the transaction that created
+ * it because the pool and its installation had room (delivery/handoff.ts); `claim`, claimed from
+ * the table (created while there was no room, a retry, a replay, another process's).
+ */
+export type DispatchStart = 'handoff' | 'claim';
+
 export const RETENTION_TABLES = [
   'deliveries',
   'events',
@@ -83,6 +92,7 @@ export const noMetrics: Metrics = {
   dispatchAttempted() {},
   endToEnd() {},
   pacingDelayed() {},
+  dispatchStarted() {},
   leaseLost() {},
   retentionDeleted() {},
   storeFailed() {},

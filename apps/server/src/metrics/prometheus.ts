@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { ERROR_CATEGORIES, type ErrorCategory } from '../domain/error-category.js';
 import type { QueueStats } from '../store/queue-stats.js';
 import {
+  type DispatchStart,
   type IngestEndpoint,
   type LeaseLoss,
   type Metrics,
@@ -85,6 +86,14 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     buckets: [0, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers,
   });
+
+  const starts = new Counter({
+    name: 'zekt_dispatch_starts_total',
+    help: 'Attempts the dispatcher started, by how it took the delivery: handoff (leased in the transaction that created it) or claim (claimed from the table)',
+    labelNames: ['path'] as const,
+    registers,
+  });
+  const startChildren = bind(['handoff', 'claim'] as const, (path) => zeroed(starts.labels(path)));
 
   const leases = new Counter({
     name: 'zekt_lost_leases_total',
@@ -184,6 +193,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     },
     pacingDelayed(milliseconds: number) {
       pacing.observe(Math.max(0, milliseconds) / SECONDS);
+    },
+    dispatchStarted(path: DispatchStart) {
+      startChildren[path].inc();
     },
     leaseLost(kind: LeaseLoss) {
       leaseChildren[kind].inc();

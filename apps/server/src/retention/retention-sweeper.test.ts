@@ -60,7 +60,13 @@ describe('retention sweeper', () => {
     await finishRouting(store.db, eventId, { status: 'routed', messageId: null, deliveriesCreated: 1 }, at);
     await insertArchive(
       store.db,
-      { eventId, summary, payloadJson: '{"v":1}', payloadBytes: 7, expiresAt: at + RETENTION_MS.archives },
+      {
+        eventId,
+        summaryJson: JSON.stringify(summary),
+        payloadJson: '{"v":1}',
+        payloadBytes: 7,
+        expiresAt: at + RETENTION_MS.archives,
+      },
       at,
     );
     const deliveryId = `delivery-00000000-0000-7000-8000-${String(runId).padStart(12, '0')}`;

@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import {
+  type DeliveryHandoff,
+  type HandedDelivery,
+  type HandoffInTransaction,
+  withHandoff,
+} from '../delivery/handoff.js';
 import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
-import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
 import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
@@ -28,12 +33,15 @@ export interface EventRouterOptions {
   archiveRetentionMs: number;
   /** Called after deliveries were committed, to wake the dispatcher. */
   onDeliveriesCreated: () => void;
+  /** This process's dispatcher, which takes the deliveries it has room for at creation. */
+  handoff?: DeliveryHandoff;
 }
 
 export type RouteResult =
   | { outcome: 'idle' }
   | { outcome: 'blocked'; eventId: string }
-  | { outcome: 'routed'; eventId: string; deliveryIds: string[] };
+  /** `handed`: how many of the deliveries the dispatcher took at creation (delivery/handoff.ts). */
+  | { outcome: 'routed'; eventId: string; deliveryIds: string[]; handed: number };
 
 export interface EventRouter {
   /** Routes one due event, if any. */
@@ -45,8 +53,24 @@ export interface EventRouter {
 /** What routing needs of a stored event (an `events` row, or the one just inserted). */
 export type RoutableEvent = Pick<
   EventRow,
-  'event_id' | 'repository_id' | 'run_id' | 'run_attempt' | 'account_id' | 'workflow_path' | 'summary'
+  | 'event_id'
+  | 'repository_id'
+  | 'run_id'
+  | 'run_attempt'
+  | 'account_id'
+  | 'workflow_path'
+  | 'summary'
+  | 'received_at'
 >;
+
+export interface RouteOptions {
+  /** How long the archived payload is kept (SPEC 5: 90 days). */
+  archiveRetentionMs?: number;
+  /** The event's workflow row, when the caller read it in this transaction (one read less). */
+  workflowRead?: WorkflowRow | undefined;
+  /** Leases the deliveries the dispatcher has room for to it (delivery/handoff.ts). */
+  handoff?: HandoffInTransaction | undefined;
+}
 
 /**
  * Routes one stored, due event inside the caller's transaction: joins the run's message, applies
@@ -58,10 +82,9 @@ export async function routeEvent(
   trx: Kysely<Database>,
   event: RoutableEvent,
   now: number,
-  archiveRetentionMs: number = RETENTION_MS.archives,
-  /** The event's workflow row, when the caller read it in this transaction (one read less). */
-  workflowRead?: WorkflowRow,
+  options: RouteOptions = {},
 ): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
+  const { archiveRetentionMs = RETENTION_MS.archives, workflowRead, handoff } = options;
   const runKey = {
     repositoryId: event.repository_id,
     runId: event.run_id,
@@ -93,8 +116,15 @@ export async function routeEvent(
     return { outcome: 'blocked', eventId: event.event_id };
   }
 
-  const deliveries: NewDelivery[] = decision.deliveries.map((planned) =>
-    newDeliveryRow(
+  const archive = {
+    summary: event.summary,
+    hasMessage: pendingMessage !== undefined,
+    payload: pendingMessage?.payload ?? null,
+  };
+  const targets = new Map(subscriptions.map((s) => [s.subscriptionId, s.target]));
+  const handed: HandedDelivery[] = [];
+  const deliveries: NewDelivery[] = decision.deliveries.map((planned) => {
+    const row = newDeliveryRow(
       {
         deliveryId: newDeliveryId(now),
         eventId: event.event_id,
@@ -110,21 +140,49 @@ export async function routeEvent(
         durable: planned.durable,
       },
       now,
-    ),
-  );
+    );
+    const target = targets.get(planned.subscriptionId);
+    const lease = target ? handoff?.reserve(planned.consumerAccountId) : null;
+    if (!target || !lease) return row;
+    // Leased at creation: the row is what the claim would have written.
+    handed.push({
+      row: {
+        delivery_id: row.delivery_id,
+        subscription_id: planned.subscriptionId,
+        consumer_account_id: planned.consumerAccountId,
+        consumer_repository_id: planned.consumerRepositoryId,
+        correlation_id: row.correlation_id,
+        event_type: planned.eventType,
+        durable: planned.durable,
+        attempt_count: 1,
+        retry_number: 0,
+        replay_of: null,
+        slot_reserved: false,
+      },
+      context: {
+        subscriptionStatus: 'approved',
+        account: target.account,
+        repository: target.repository,
+        archive,
+        eventReceivedAt: event.received_at,
+      },
+    });
+    return { ...row, lease_owner: lease.owner, lease_expires_at: lease.expiresAt, attempt_count: 1 };
+  });
   if (deliveries.length > 0) {
     await insertArchive(
       trx,
       {
         eventId: event.event_id,
-        summary: JSON.parse(event.summary) as RunSummary,
-        payloadJson: pendingMessage?.payload ?? null,
+        summaryJson: archive.summary,
+        payloadJson: archive.payload,
         payloadBytes: pendingMessage?.payload_bytes ?? 0,
         expiresAt: now + archiveRetentionMs,
       },
       now,
     );
     await insertDeliveries(trx, deliveries);
+    for (const delivery of handed) handoff?.hand(delivery);
   }
   await finishRouting(
     trx,
@@ -140,6 +198,7 @@ export async function routeEvent(
     outcome: 'routed',
     eventId: event.event_id,
     deliveryIds: deliveries.map((d) => d.delivery_id),
+    handed: handed.length,
   };
 }
 
@@ -147,14 +206,17 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
   const { store, clock, logger } = options;
 
   async function routeNext(): Promise<RouteResult> {
-    const result = await store.transaction(async (trx): Promise<RouteResult> => {
-      const now = clock.now();
-      const event = await takeDueEvent(trx, store.dialect, now);
-      if (!event) return { outcome: 'idle' };
-      return routeEvent(trx, event, now, options.archiveRetentionMs);
-    });
+    const result = await withHandoff(options.handoff, (handoff) =>
+      store.transaction(async (trx): Promise<RouteResult> => {
+        const now = clock.now();
+        const event = await takeDueEvent(trx, store.dialect, now);
+        if (!event) return { outcome: 'idle' };
+        return routeEvent(trx, event, now, { archiveRetentionMs: options.archiveRetentionMs, handoff });
+      }),
+    );
     logRouted(logger, result);
-    if (result.outcome === 'routed' && result.deliveryIds.length > 0) options.onDeliveriesCreated();
+    if (result.outcome === 'routed' && result.deliveryIds.length > result.handed)
+      options.onDeliveriesCreated();
     return result;
   }
 

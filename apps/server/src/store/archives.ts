@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { RunSummary } from '../domain/run-summary.js';
 import { hotQuery } from './compiled-query.js';
 import type { ArchiveRow, Database } from './schema.js';
 
@@ -9,7 +8,8 @@ export async function insertArchive(
   db: Kysely<Database>,
   archive: {
     eventId: string;
-    summary: RunSummary;
+    /** The run summary as JSON text (`events.summary`), stored as it is. */
+    summaryJson: string;
     payloadJson: string | null;
     payloadBytes: number;
     expiresAt: number;
@@ -18,7 +18,7 @@ export async function insertArchive(
 ): Promise<void> {
   await insertArchiveQuery.execute(db, {
     eventId: archive.eventId,
-    summary: JSON.stringify(archive.summary),
+    summary: archive.summaryJson,
     hasMessage: archive.payloadJson !== null,
     payload: archive.payloadJson,
     payloadBytes: archive.payloadBytes,

@@ -25,6 +25,12 @@ export interface DispatchContext {
   eventReceivedAt: number | null;
 }
 
+/** The consumer end of a connection, as a dispatch attempt checks it (`account` null: its row is gone). */
+export interface DispatchTarget {
+  account: DispatchContext['account'];
+  repository: NonNullable<DispatchContext['repository']>;
+}
+
 /** What a dispatch attempt uses of the claimed delivery's own row. */
 export type ClaimedDelivery = Pick<DeliveryRow, (typeof CLAIMED_COLUMNS)[number]>;
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RoutableSubscription } from '../domain/routing.js';
 import { hotQuery } from './compiled-query.js';
+import type { DispatchTarget } from './dispatch-context.js';
 import type { KeysetPage } from './page.js';
 import type { Database, SubscriptionRow, SubscriptionStatus } from './schema.js';
 import { isUniqueViolation } from './store-errors.js';
@@ -126,12 +127,16 @@ export async function setDurable(
     .execute();
 }
 
-/** Approved subscriptions of every service of a workflow, with what routing needs to know. */
+/**
+ * Approved subscriptions of every service of a workflow, with what routing needs to know, and
+ * where a delivery of each goes (the consumer's installation and repository, as the dispatcher's
+ * claim would read them: a delivery handed to the dispatcher at creation is not read again).
+ */
 export async function routableSubscriptions(
   db: Kysely<Database>,
   repositoryId: number,
   workflowPath: string,
-): Promise<RoutableSubscription[]> {
+): Promise<Array<RoutableSubscription & { target: DispatchTarget }>> {
   const { rows } = await routableSubscriptionsQuery.execute(db, { repositoryId, workflowPath });
   return rows.map((row) => ({
     subscriptionId: row.subscription_id,
@@ -141,6 +146,13 @@ export async function routableSubscriptions(
     consumerRepositoryId: row.consumer_repository_id,
     durable: Boolean(row.durable),
     completionTracking: Boolean(row.completion_enabled),
+    target: {
+      account:
+        row.login === null
+          ? null
+          : { login: row.login, installationId: row.installation_id, uninstalledAt: row.uninstalled_at },
+      repository: { fullName: row.full_name, removedAt: row.removed_at },
+    },
   }));
 }
 
@@ -149,6 +161,7 @@ const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; work
     .selectFrom('subscriptions')
     .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
     .innerJoin('repositories', 'repositories.repository_id', 'subscriptions.consumer_repository_id')
+    .leftJoin('accounts', 'accounts.account_id', 'subscriptions.consumer_account_id')
     .select([
       'subscriptions.subscription_id',
       'subscriptions.service_id',
@@ -157,6 +170,11 @@ const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; work
       'subscriptions.consumer_repository_id',
       'subscriptions.durable',
       'repositories.completion_enabled',
+      'repositories.full_name',
+      'repositories.removed_at',
+      'accounts.login',
+      'accounts.installation_id',
+      'accounts.uninstalled_at',
     ])
     .where('services.repository_id', '=', p.repositoryId)
     .where('services.workflow_path', '=', p.workflowPath)

@@ -23,6 +23,7 @@ export function registerWebhookRoute(
     | 'appWebhookSecret'
     | 'messageGraceMs'
     | 'routeInline'
+    | 'handoff'
     | 'http'
     | 'logger'
     | 'wakeRouter'
@@ -91,6 +92,7 @@ export function registerWebhookRoute(
             appWebhookSecret: context.appWebhookSecret,
             messageGraceMs: context.messageGraceMs,
             routeInline: context.routeInline,
+            handoff: context.handoff,
             maxJsonDepth: context.http.maxJsonDepth,
             logger: context.logger,
             onEventStored: context.wakeRouter,
