@@ -298,14 +298,21 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     });
     dispatchLoop = createWorkerLoop({
       name: 'dispatcher',
-      work: () => dispatcher.fill(),
+      // A pass that started attempts is followed by another at once only if it may find more.
+      work: async () => {
+        const started = await dispatcher.fill();
+        return dispatcher.mayClaimMore() ? started : 0;
+      },
       nextDueAt: () => dispatcher.nextDueAt(),
       clock,
       pollIntervalMs: config.pollIntervalMs,
       logger,
     });
     notifier.subscribe('events', () => routerLoop?.wake());
-    notifier.subscribe('deliveries', () => dispatchLoop?.wake());
+    notifier.subscribe('deliveries', () => {
+      dispatcher.hint();
+      dispatchLoop?.wake();
+    });
     let lastSweep: number | null = null;
     const recoveries = createRecoveryRunner({
       store,

@@ -20,6 +20,9 @@ describe('deliveries handed to the dispatcher at creation', () => {
         ZEKT_INSTALLATION_DISPATCH_RATE: '0',
         // One call in flight to globex at a time: the second and third runs find its slot taken.
         ZEKT_INSTALLATION_CONCURRENCY: '1',
+        // No poll finds them: the slot's release must wake the claim (the claim that found them
+        // waiting for the slot says so).
+        ZEKT_POLL_INTERVAL_MS: '60000',
       },
     });
   });

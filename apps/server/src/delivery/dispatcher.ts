@@ -71,6 +71,18 @@ export interface Dispatcher extends DeliveryHandoff {
   fill(): Promise<number>;
   /** Claims and attempts one pool's worth of due deliveries and waits for them; returns how many. */
   dispatchDue(): Promise<number>;
+  /**
+   * More deliveries may be waiting to be claimed: one was created or replayed, here or by another
+   * process (the `deliveries` wake-up). The poll and the next-due timer need no hint: every pass
+   * they start claims.
+   */
+  hint(): void;
+  /**
+   * Whether another pass could claim anything right now: false once a claim saw every due
+   * delivery it may take and nothing was hinted since (the dispatch loop then sleeps instead of
+   * claiming again).
+   */
+  mayClaimMore(): boolean;
   /** When the next delivery this worker could start becomes due (null: none, or the pool is full). */
   nextDueAt(): Promise<number | null>;
   /** Resolves once no attempt is in flight. */
@@ -356,6 +368,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       dispatchCountedAt: calledGitHub ? clock.now() : undefined,
       alongside,
     });
+    // Back in the queue, due later (a retry, a pacing slot): the loop must look for it again.
+    if (recorded && update.next_attempt_at != null) hint();
     if (!recorded) {
       metrics.leaseLost('taken_over');
       logger.warn(
@@ -377,6 +391,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const running = new Set<Promise<void>>();
   /** Slots reserved by a handoff whose creating transaction is not durable yet (handoff.ts). */
   let reservedSlots = 0;
+  // Whether a claim could find anything (issue 11). With deliveries handed over at creation, every
+  // call that ended woke a claim that found nothing, about one per delivery under load. A claim
+  // that saw every due delivery it may take says so; until a hint (a delivery created or replayed)
+  // or a pass of the poll, a freed slot wakes the loop only for an installation whose deliveries
+  // were left for want of a slot. Hints are counted, so one that arrives while a claim is under way
+  // is never overwritten by that claim's answer.
+  let claimable = true;
+  let leftAtCap = new Set<number>();
+  let hints = 0;
+  function hint(): void {
+    hints++;
+    claimable = true;
+  }
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
 
@@ -400,7 +427,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!holdsSlot) return;
       holdsSlot = false;
       giveBackSlot(account);
-      options.onCapacity?.();
+      if (claimable || leftAtCap.has(account)) options.onCapacity?.();
     };
     const task = attempt(row, context, releaseSlot)
       .catch((error: unknown) => {
@@ -410,7 +437,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       .finally(() => {
         running.delete(task);
         if (holdsSlot) releaseSlot();
-        else options.onCapacity?.();
+        else if (claimable || leftAtCap.size > 0) options.onCapacity?.();
       });
     running.add(task);
     return task;
@@ -432,8 +459,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const now = clock.now();
     lastClaimAt = now;
+    const hintsBefore = hints;
     const claim = async (trx: Kysely<Database>) => {
-      const claimed = await claimWithContext(trx, store.dialect, {
+      const { claimed, ...learned } = await claimWithContext(trx, store.dialect, {
         owner: options.workerId,
         now,
         leaseMs,
@@ -459,14 +487,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
       }
       await releaseClaims(trx, options.workerId, returned);
-      return kept;
+      return { kept, learned };
     };
     // On PostgreSQL the claim is one statement, atomic without a transaction around it (BEGIN and
     // COMMIT were two of its three round trips); a release that follows needs no atomicity with it,
     // as a worker dying in between leaves leases that expire like any other. SQLite's writes go
     // through the group commit's transactions.
-    const claimed = store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
-    return claimed.map((delivery) => start(delivery));
+    const { kept, learned } =
+      store.dialect === 'postgres' ? await claim(store.db) : await store.transaction(claim);
+    if (learned.sawAll && hints === hintsBefore) {
+      claimable = false;
+      leftAtCap = new Set(learned.atCap);
+    } else {
+      claimable = true;
+    }
+    return kept.map((delivery) => start(delivery));
   }
 
   return {
@@ -477,6 +512,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const started = await fill();
       await Promise.all(started);
       return started.length;
+    },
+    hint,
+    mayClaimMore() {
+      return claimable;
     },
     reserve(consumerAccountId) {
       if (running.size + reservedSlots >= poolSize) return null;
@@ -497,7 +536,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         reservedSlots--;
         giveBackSlot(account);
       }
-      if (consumerAccountIds.length > 0) options.onCapacity?.();
+      if (claimable || consumerAccountIds.some((account) => leftAtCap.has(account))) options.onCapacity?.();
     },
     async nextDueAt() {
       if (running.size + reservedSlots >= poolSize) return null;

@@ -150,8 +150,8 @@ export async function claimDueDeliveries(
 ): Promise<DeliveryRow[]> {
   if (dialect !== 'postgres') {
     const claim = async (trx: Kysely<Database>) => {
-      const ids = await claimIdsOnSqlite(trx, options);
-      return ids.length === 0 ? [] : selectDeliveries(trx, ids);
+      const { claimed } = await claimIdsOnSqlite(trx, options);
+      return claimed.length === 0 ? [] : selectDeliveries(trx, claimed);
     };
     return db.isTransaction ? claim(db) : db.transaction().execute(claim);
   }
@@ -164,6 +164,19 @@ export async function claimDueDeliveries(
   return (await query.execute(db, claim.params)).rows as DeliveryRow[];
 }
 
+/** What a claim took, and what it learned of the due deliveries it left. */
+export interface ClaimOutcome<T> {
+  claimed: T[];
+  /**
+   * The claim saw every due delivery it may take and took them all: another finds nothing until a
+   * delivery is created or becomes due, or a slot of one of `atCap` frees. False when that is not
+   * known (PostgreSQL's claim; a claim that filled its room or read as many rows as it reads).
+   */
+  sawAll: boolean;
+  /** Installations whose due deliveries the claim left for want of a free slot (or skipped). */
+  atCap: number[];
+}
+
 /**
  * SQLite's claim, inside the caller's transaction: the ids of the deliveries it leased.
  *
@@ -174,7 +187,10 @@ export async function claimDueDeliveries(
  * temporary B-trees, RETURNING every column) cost 180–400 µs per claim on SQLite, the costliest
  * statement of the durable path (issue 11); the read and the update cost ~30 µs together.
  */
-export async function claimIdsOnSqlite(db: Kysely<Database>, options: ClaimOptions): Promise<string[]> {
+export async function claimIdsOnSqlite(
+  db: Kysely<Database>,
+  options: ClaimOptions,
+): Promise<ClaimOutcome<string>> {
   const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
   let due = dueQueries.get(skip.length);
   if (!due) {
@@ -188,8 +204,20 @@ export async function claimIdsOnSqlite(db: Kysely<Database>, options: ClaimOptio
   skip.forEach((account, i) => {
     params[`skip${i}`] = account;
   });
-  const chosen = withinFreeSlots((await due.execute(db, params)).rows, options).map((r) => r.delivery_id);
-  if (chosen.length === 0) return chosen;
+  const scanned = (await due.execute(db, params)).rows;
+  const taken = withinFreeSlots(scanned, options);
+  const chosen = taken.map((r) => r.delivery_id);
+  const atCap = new Set(options.skipAccounts);
+  if (taken.length < scanned.length) {
+    const took = new Set(chosen);
+    for (const row of scanned) if (!took.has(row.delivery_id)) atCap.add(row.consumer_account_id);
+  }
+  const outcome = {
+    claimed: chosen,
+    sawAll: scanned.length < (params.scan as number) && chosen.length < options.limit,
+    atCap: [...atCap],
+  };
+  if (chosen.length === 0) return outcome;
   const ids = padded(chosen, NO_DELIVERY);
   let lease = leaseQueries.get(ids.length);
   if (!lease) {
@@ -205,7 +233,7 @@ export async function claimIdsOnSqlite(db: Kysely<Database>, options: ClaimOptio
     values[`id${i}`] = id;
   });
   await lease.execute(db, values);
-  return chosen;
+  return outcome;
 }
 
 /**

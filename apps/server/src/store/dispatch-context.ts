@@ -3,6 +3,7 @@ import { type HotQuery, hotQuery } from './compiled-query.js';
 import {
   buildClaim,
   type ClaimOptions,
+  type ClaimOutcome,
   claimIdsOnSqlite,
   claimOf,
   NO_DELIVERY,
@@ -60,10 +61,10 @@ export async function claimWithContext(
   db: Kysely<Database>,
   dialect: SqlDialect,
   options: ClaimOptions,
-): Promise<Array<{ row: ClaimedDelivery; context: DispatchContext }>> {
+): Promise<ClaimOutcome<{ row: ClaimedDelivery; context: DispatchContext }>> {
   if (dialect !== 'postgres') {
-    const ids = await claimIdsOnSqlite(db, options);
-    if (ids.length === 0) return [];
+    const { claimed: ids, ...learned } = await claimIdsOnSqlite(db, options);
+    if (ids.length === 0) return { claimed: [], ...learned };
     // The claimed rows and their contexts in one read, of the columns an attempt uses only: every
     // column of a delivery is ~8 µs per row to turn into an object, more than the read itself.
     const bound = padded(ids, NO_DELIVERY);
@@ -83,10 +84,11 @@ export async function claimWithContext(
     }
     const read = (await query.execute(db, Object.fromEntries(bound.map((id, i) => [`id${i}`, id])))).rows;
     const byId = new Map(read.map((r) => [r.delivery_id, r]));
-    return ids.flatMap((id) => {
+    const claimed = ids.flatMap((id) => {
       const r = byId.get(id);
       return r ? [{ row: claimedColumns(r), context: toDispatchContext(r) }] : [];
     });
+    return { claimed, ...learned };
   }
   const claim = claimOf(dialect, options);
   let query = claimWithContextQueries.get(claim.key);
@@ -99,7 +101,12 @@ export async function claimWithContext(
     claimWithContextQueries.set(claim.key, query);
   }
   const rows = (await query.execute(db, claim.params)).rows;
-  return rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) }));
+  return {
+    claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
+    // The statement ranks and locks in SQL: what it left is not known here.
+    sawAll: false,
+    atCap: [...(options.skipAccounts ?? [])],
+  };
 }
 
 const claimedQueries = new Map<number, HotQuery<Record<string, unknown>, ContextRow & ClaimedDelivery>>();

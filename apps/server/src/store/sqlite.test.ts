@@ -149,10 +149,13 @@ describe('sqlite store', () => {
         }),
       );
       // Installation 2 has one free slot: its oldest delivery; installation 3's one.
-      expect(claimed.map((c) => [c.row.delivery_id, c.row.attempt_count])).toEqual([
+      expect(claimed.claimed.map((c) => [c.row.delivery_id, c.row.attempt_count])).toEqual([
         ['d-1', 1],
         ['d-3', 1],
       ]);
+      // It read every due delivery: what is left waits for a slot of installation 2 (or skipped 4).
+      expect(claimed.sawAll).toBe(true);
+      expect([...claimed.atCap].sort()).toEqual([2, 4]);
       const plans = captured
         .filter((query) => !/^(begin|commit)/.test(query.sql))
         .map(
