@@ -66,6 +66,12 @@ export interface Zekt {
 /**
  * The redaction list keeps secrets out of logs even when a request or error is logged whole.
  * JSON lines to standard output unless given another destination (`zekt dev` gives a readable one).
+ *
+ * Standard output is written asynchronously: lines logged while a write is under way go out
+ * together in the next one, and what is left is flushed when the process exits. A synchronous
+ * write per line (pino's default) was 2 % of the server's CPU under `zekt bench`, four lines per
+ * event at `info`; what an asynchronous write can lose is the last milliseconds of lines of a
+ * process killed with SIGKILL, never stored data (docs/operations.md).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options: LoggerOptions = {
@@ -82,7 +88,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /**
