@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { directRunOf } from './direct-run.js';
 import type { Database } from './schema.js';
 
 /**
@@ -79,6 +80,8 @@ export function hotQuery<P extends Record<string, unknown>, R>(
           throw new Error(`hotQuery: ${slot.name} is undefined: ${template.compiled.sql}`);
         return value;
       });
+      const direct = directRunOf(db);
+      if (direct) return direct(template.compiled.sql, parameters) as QueryResult<R>;
       return db.executeQuery<R>({ ...template.compiled, parameters } as CompiledQuery<R>);
     },
   };

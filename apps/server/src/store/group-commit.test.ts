@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { directRunOf } from './direct-run.js';
 import { openStore, type Store } from './store.js';
 import { recordWebhookDelivery } from './webhook-deliveries.js';
 
@@ -62,5 +63,30 @@ describe('group commit (SQLite)', () => {
     }
     const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
     expect(rows[0]?.synchronous).toBe(2);
+  });
+
+  it("runs a unit's statements straight on the connection only while its group holds it", async () => {
+    // Inside a group the connection is SQLite's only one and its units run one after another
+    // (direct-run.ts); anywhere else a statement goes through Kysely's executor and its mutex.
+    expect(directRunOf(store.db)).toBeUndefined();
+    let held: Store['db'] | undefined;
+    const inside = await store.transaction(async (trx) => {
+      held = trx;
+      const run = directRunOf(trx);
+      expect(run).toBeDefined();
+      return run?.('select count(*) as n from webhook_deliveries', []).rows;
+    });
+    expect(inside).toEqual([{ n: 0 }]);
+    expect(held && directRunOf(held)).toBeUndefined();
+    // A statement that fails there is classified like any driver error and rolls its unit back.
+    const failed = await store
+      .transaction(async (trx) => {
+        await record('kept-out')(trx);
+        directRunOf(trx)?.('insert into no_such_table values (1)', []);
+      })
+      .catch((error: unknown) => error as Error);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toMatch(/no such table/);
+    expect(await store.db.selectFrom('webhook_deliveries').select('delivery_guid').execute()).toEqual([]);
   });
 });

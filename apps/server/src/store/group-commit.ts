@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import { type DirectRun, runDirectlyOn } from './direct-run.js';
 import type { Database } from './schema.js';
 
 /**
@@ -50,7 +51,12 @@ const ROLLBACK = CompiledQuery.raw('rollback');
 /** Units in one transaction at most: bounds how long one COMMIT holds the writer. */
 const MAX_GROUP = 256;
 
-export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<void>): GroupCommit {
+export function createGroupCommit(
+  db: Kysely<Database>,
+  syncWal: () => Promise<void>,
+  /** Runs statements on the connection at once while a group holds it (direct-run.ts). */
+  run?: DirectRun,
+): GroupCommit {
   const queue: Unit[] = [];
   let running: Promise<void> | null = null;
   const flushes = createFlushes(syncWal);
@@ -68,12 +74,19 @@ export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<v
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       await db.connection().execute(async (connection) => {
-        await connection.executeQuery(SYNC_NORMAL);
+        const release = run ? runDirectlyOn(connection, run) : () => false;
+        const execute = (query: CompiledQuery) =>
+          run ? run(query.sql, query.parameters) : connection.executeQuery(query);
         try {
-          await runUnits(connection);
+          await execute(SYNC_NORMAL);
+          try {
+            await runUnits(connection, execute);
+          } finally {
+            // Not allowed inside a transaction: runUnits has committed or rolled back by now.
+            await execute(SYNC_FULL);
+          }
         } finally {
-          // Not allowed inside a transaction: runUnits has committed or rolled back by now.
-          await connection.executeQuery(SYNC_FULL);
+          release();
         }
       });
     } catch (error) {
@@ -98,28 +111,35 @@ export function createGroupCommit(db: Kysely<Database>, syncWal: () => Promise<v
       .finally(() => settling.delete(settled));
     settling.add(settled);
 
-    async function runUnits(connection: Kysely<Database>): Promise<void> {
-      await connection.executeQuery(BEGIN);
+    async function runUnits(
+      connection: Kysely<Database>,
+      execute: (query: CompiledQuery) => unknown,
+    ): Promise<void> {
+      await execute(BEGIN);
       try {
         if (group.length === 1) {
           results.push({ ok: true, value: await (group[0] as Unit).work(connection) });
         } else {
           for (const unit of group) {
-            await connection.executeQuery(SAVEPOINT);
+            await execute(SAVEPOINT);
             try {
               const value = await unit.work(connection);
-              await connection.executeQuery(RELEASE);
+              await execute(RELEASE);
               results.push({ ok: true, value });
             } catch (error) {
-              await connection.executeQuery(ROLLBACK_TO);
-              await connection.executeQuery(RELEASE);
+              await execute(ROLLBACK_TO);
+              await execute(RELEASE);
               results.push({ ok: false, error });
             }
           }
         }
-        await connection.executeQuery(COMMIT);
+        await execute(COMMIT);
       } catch (error) {
-        await connection.executeQuery(ROLLBACK).catch(() => undefined);
+        try {
+          await execute(ROLLBACK);
+        } catch {
+          // The transaction is gone already (SQLite rolls back by itself on some errors).
+        }
         throw error;
       }
     }

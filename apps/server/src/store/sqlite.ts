@@ -4,7 +4,9 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { classifyingDialect } from './classified-dialect.js';
+import type { DirectRun } from './direct-run.js';
 import type { Database } from './schema.js';
+import { classifyDriverError } from './store-errors.js';
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteOptions {
@@ -28,6 +30,8 @@ export function openSqlite(options: SqliteOptions): {
   db: Kysely<Database>;
   /** Flushes the write-ahead log to disk (off the event loop): what `synchronous = FULL` does at COMMIT. */
   syncWal(): Promise<void>;
+  /** Runs a compiled statement at once, past Kysely's executor (see `DirectRun`). */
+  run: DirectRun;
   close(): Promise<void>;
 } {
   mkdirSync(dirname(options.path), { recursive: true });
@@ -42,15 +46,17 @@ export function openSqlite(options: SqliteOptions): {
     native.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     checkpointer = startWalCheckpointer({ path: options.path, onError: options.onError });
   }
+  const prepare = statementCache(native);
   const db = new Kysely<Database>({
     dialect: classifyingDialect(
-      new SqliteDialect({ database: bindBooleansAsIntegers(native) }),
+      new SqliteDialect({ database: adaptForKysely(native, prepare) }),
       options.onError,
     ),
   });
   let wal: Promise<FileHandle> | null = null;
   return {
     db,
+    run: directRunner(prepare, options.onError),
     async syncWal() {
       // The -wal file exists from the first commit on and lives as long as this connection.
       wal ??= open(`${options.path}-wal`, 'r+');
@@ -70,18 +76,46 @@ type Statement = ReturnType<BetterSqlite3.Database['prepare']>;
 /** Distinct SQL texts kept prepared; the store's queries have far fewer shapes than this. */
 const STATEMENT_CACHE_SIZE = 500;
 
+/** SQLite has no boolean type and better-sqlite3 refuses to bind `true`/`false`: they are bound as 1/0. */
+const toParams = (params: unknown): unknown =>
+  Array.isArray(params) ? params.map((p) => (typeof p === 'boolean' ? Number(p) : p)) : params;
+
+/**
+ * Prepared statements kept by SQL text. Kysely prepares every query anew, and preparing costs more
+ * than running most of ours (it was the largest item after COMMIT in `zekt bench`'s profile). A
+ * statement still iterating (a streamed query) is never handed out twice.
+ */
+function statementCache(native: BetterSqlite3.Database): (source: string) => Statement {
+  const prepared = new Map<string, Statement>();
+  return (source) => {
+    const cached = prepared.get(source);
+    if (cached && !cached.busy) {
+      // Most recently used last, so a burst of one-off texts evicts those, not the hot ones.
+      prepared.delete(source);
+      prepared.set(source, cached);
+      return cached;
+    }
+    const statement = native.prepare(source);
+    if (!cached) {
+      if (prepared.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = prepared.keys().next();
+        if (!oldest.done) prepared.delete(oldest.value);
+      }
+      prepared.set(source, statement);
+    }
+    return statement;
+  };
+}
+
 /**
  * Two adaptations between Kysely and better-sqlite3, applied where Kysely prepares a statement:
- *
- * - SQLite has no boolean type and better-sqlite3 refuses to bind `true`/`false`; the schema
- *   declares flags as booleans (PostgreSQL stores them natively), so they are bound as 1/0 here.
- * - Kysely prepares every query anew, and preparing costs more than running most of ours (it was
- *   the largest item after COMMIT in `zekt bench`'s profile); prepared statements are kept by SQL
- *   text and reused. A statement still iterating (a streamed query) is never handed out twice.
+ * flags are bound as 1/0 (`toParams`), and prepared statements are reused (`statementCache`).
  */
-function bindBooleansAsIntegers(native: BetterSqlite3.Database): BetterSqlite3.Database {
-  const toParams = (params: unknown): unknown =>
-    Array.isArray(params) ? params.map((p) => (typeof p === 'boolean' ? Number(p) : p)) : params;
+function adaptForKysely(
+  native: BetterSqlite3.Database,
+  prepare: (source: string) => Statement,
+): BetterSqlite3.Database {
+  const wrapped = new WeakMap<Statement, Statement>();
   const wrap = (statement: Statement): Statement =>
     new Proxy(statement, {
       // Accessors run on the statement itself: better-sqlite3's native getters (`busy`) crash the
@@ -94,29 +128,42 @@ function bindBooleansAsIntegers(native: BetterSqlite3.Database): BetterSqlite3.D
         return typeof value === 'function' ? value.bind(stmt) : value;
       },
     });
-  const prepared = new Map<string, { raw: Statement; wrapped: Statement }>();
   return new Proxy(native, {
     get(target, property, receiver) {
       if (property !== 'prepare') return Reflect.get(target, property, receiver);
       return (source: string) => {
-        const cached = prepared.get(source);
-        if (cached && !cached.raw.busy) {
-          // Most recently used last, so a burst of one-off texts evicts those, not the hot ones.
-          prepared.delete(source);
-          prepared.set(source, cached);
-          return cached.wrapped;
+        const statement = prepare(source);
+        let proxy = wrapped.get(statement);
+        if (!proxy) {
+          proxy = wrap(statement);
+          wrapped.set(statement, proxy);
         }
-        const raw = target.prepare(source);
-        const wrapped = wrap(raw);
-        if (!cached) {
-          if (prepared.size >= STATEMENT_CACHE_SIZE) {
-            const oldest = prepared.keys().next();
-            if (!oldest.done) prepared.delete(oldest.value);
-          }
-          prepared.set(source, { raw, wrapped });
-        }
-        return wrapped;
+        return proxy;
       };
     },
   });
+}
+
+/**
+ * Runs one compiled statement on the native connection, synchronously, with Kysely's result
+ * shape and the driver's error classification. Only for the group commit's connection while it
+ * holds it (group-commit.ts): nothing else can have a statement under way on it then.
+ */
+function directRunner(
+  prepare: (source: string) => Statement,
+  onError: ((error: unknown) => void) | undefined,
+): DirectRun {
+  return (source, parameters) => {
+    try {
+      const statement = prepare(source);
+      const params = toParams(parameters) as unknown[];
+      if (statement.reader) return { rows: statement.all(params) };
+      const { changes, lastInsertRowid } = statement.run(params);
+      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    } catch (error) {
+      const classified = classifyDriverError(error);
+      onError?.(classified);
+      throw classified;
+    }
+  };
 }

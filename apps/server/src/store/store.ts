@@ -1,5 +1,6 @@
 import { type Kysely, Migrator } from 'kysely';
 import type { SqlDialect } from './dialect.js';
+import type { DirectRun } from './direct-run.js';
 import { createGroupCommit } from './group-commit.js';
 import { createMigrationProvider } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
@@ -44,23 +45,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { db, close } = openPostgres({ ...options, onError });
     return createStore(db, 'postgres', close, undefined, listeners);
   }
-  const { db, close, syncWal } = openSqlite({
+  const { db, close, syncWal, run } = openSqlite({
     path: options.path,
     onError,
     backgroundCheckpoint: options.backgroundCheckpoint ?? false,
   });
-  return createStore(db, 'sqlite', close, { syncWal }, listeners);
+  return createStore(db, 'sqlite', close, { syncWal, run }, listeners);
 }
 
 export function createStore(
   db: Kysely<Database>,
   dialect: SqlDialect,
   close: () => Promise<void>,
-  sqlite?: { syncWal(): Promise<void> },
+  sqlite?: { syncWal(): Promise<void>; run?: DirectRun },
   errorListeners: Set<(error: unknown) => void> = new Set(),
 ): Store {
   // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
-  const group = sqlite ? createGroupCommit(db, sqlite.syncWal) : null;
+  const group = sqlite ? createGroupCommit(db, sqlite.syncWal, sqlite.run) : null;
   return {
     dialect,
     db,
