@@ -494,11 +494,20 @@ export interface RecordAttemptInput {
 
 /** The delivery's new state, only while `owner` holds its lease; returns its connection and consumer. */
 function updateLeased(db: Kysely<Database>, input: RecordAttemptInput) {
-  const since = input.awaitStartSince;
+  return buildUpdateLeased(db, input.update, input.deliveryId, input.owner, input.awaitStartSince);
+}
+
+function buildUpdateLeased(
+  db: Kysely<Database>,
+  update: DeliveryUpdate,
+  deliveryId: string,
+  owner: string,
+  since: number | undefined,
+) {
   return db
     .updateTable('deliveries')
     .set({
-      ...input.update,
+      ...update,
       lease_owner: null,
       lease_expires_at: null,
       ...(since === undefined
@@ -508,13 +517,48 @@ function updateLeased(db: Kysely<Database>, input: RecordAttemptInput) {
             // prepared once per attempt (and it flushed the prepared-statement cache).
             awaiting_start_since: sql<
               number | null
-            >`case when status = 'Dispatched' and confirmed_at is null and run_seen_at is null then cast(${Math.trunc(since)} as bigint) else null end`,
+            >`case when status = 'Dispatched' and confirmed_at is null and run_seen_at is null then cast(${since} as bigint) else null end`,
           }),
     })
-    .where('delivery_id', '=', input.deliveryId)
-    .where('lease_owner', '=', input.owner)
+    .where('delivery_id', '=', deliveryId)
+    .where('lease_owner', '=', owner)
     .returning(['subscription_id', 'consumer_account_id']);
 }
+
+/**
+ * `updateLeased` compiled once per shape: the columns an outcome writes (accepted, retried,
+ * failed, put back for pacing) and whether the wait for the workflow starts. Each attempt used to
+ * be built and compiled by Kysely anew, ~2 % of the server's CPU under `zekt bench`.
+ */
+function updateLeasedQuery(input: RecordAttemptInput) {
+  const columns = Object.keys(input.update).filter(
+    (column) => input.update[column as keyof DeliveryUpdate] !== undefined,
+  );
+  const waits = input.awaitStartSince !== undefined;
+  const key = `${columns.join(',')}|${waits}`;
+  let query = updateLeasedQueries.get(key);
+  if (!query) {
+    query = hotQuery((db, p: Record<string, unknown>) =>
+      buildUpdateLeased(
+        db,
+        Object.fromEntries(columns.map((column) => [column, p[column]])) as DeliveryUpdate,
+        p.deliveryId as string,
+        p.owner as string,
+        waits ? (p.since as number) : undefined,
+      ),
+    ) as HotQuery<Record<string, unknown>, { subscription_id: string; consumer_account_id: number }>;
+    updateLeasedQueries.set(key, query);
+  }
+  const params: Record<string, unknown> = { deliveryId: input.deliveryId, owner: input.owner };
+  for (const column of columns) params[column] = input.update[column as keyof DeliveryUpdate];
+  if (waits) params.since = Math.trunc(input.awaitStartSince as number);
+  return { query, params };
+}
+
+const updateLeasedQueries = new Map<
+  string,
+  HotQuery<Record<string, unknown>, { subscription_id: string; consumer_account_id: number }>
+>();
 
 function attemptRow(deliveryId: string, subscriptionId: string, a: AttemptRecord) {
   return {
@@ -543,15 +587,32 @@ export async function recordAttempt(db: Kysely<Database>, input: RecordAttemptIn
 }
 
 async function recordLeasedAttempt(db: Kysely<Database>, input: RecordAttemptInput) {
-  const updated = await updateLeased(db, input).executeTakeFirst();
+  const { query, params } = updateLeasedQuery(input);
+  const updated = (await query.execute(db, params)).rows[0];
   if (updated && input.attempt) {
-    await db
-      .insertInto('delivery_attempts')
-      .values(attemptRow(input.deliveryId, updated.subscription_id, input.attempt))
-      .execute();
+    await insertAttemptQuery.execute(
+      db,
+      attemptRow(input.deliveryId, updated.subscription_id, input.attempt),
+    );
   }
   return updated;
 }
+
+const insertAttemptQuery = hotQuery((db, p: ReturnType<typeof attemptRow>) =>
+  db.insertInto('delivery_attempts').values({
+    attempt_id: p.attempt_id,
+    delivery_id: p.delivery_id,
+    subscription_id: p.subscription_id,
+    number: p.number,
+    started_at: p.started_at,
+    duration_ms: p.duration_ms,
+    outcome: p.outcome,
+    status_code: p.status_code,
+    error_category: p.error_category,
+    error_message: p.error_message,
+    response_headers: p.response_headers,
+  }),
+);
 
 /**
  * The dispatcher's end of an attempt: the delivery's new state, the attempt, and — when GitHub was

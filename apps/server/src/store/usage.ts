@@ -7,7 +7,7 @@ import {
   type UsageCounters,
   usageDay,
 } from '../domain/usage.js';
-import { hotQuery } from './compiled-query.js';
+import { type HotQuery, hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /**
@@ -59,18 +59,41 @@ export async function countUsages(
   counters: readonly UsageCounter[],
   now: number,
 ): Promise<void> {
-  const day = usageDay(now);
-  const shard = usageShard();
-  await db
-    .insertInto('usage_daily_shards')
-    .values(counters.map((counter) => ({ account_id: accountId, day, counter, shard, value: 1 })))
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'day', 'counter', 'shard'])
-        .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', eb.ref('excluded.value')) })),
-    )
-    .execute();
+  const params: Record<string, unknown> = { day: usageDay(now), shard: usageShard(), accountId };
+  counters.forEach((counter, i) => {
+    params[`counter${i}`] = counter;
+  });
+  let query = countUsagesQueries.get(counters.length);
+  if (!query) {
+    query = countUsagesQuery(counters.length);
+    countUsagesQueries.set(counters.length, query);
+  }
+  await query.execute(db, params);
 }
+
+/** One compiled statement per number of counters (the ingestion path counts two per webhook). */
+function countUsagesQuery(size: number) {
+  return hotQuery((db, p: Record<string, unknown>) =>
+    db
+      .insertInto('usage_daily_shards')
+      .values(
+        Array.from({ length: size }, (_, i) => ({
+          account_id: p.accountId as number,
+          day: p.day as string,
+          counter: p[`counter${i}`] as UsageCounter,
+          shard: p.shard as number,
+          value: 1,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'day', 'counter', 'shard'])
+          .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', eb.ref('excluded.value')) })),
+      ),
+  );
+}
+
+const countUsagesQueries = new Map<number, HotQuery<Record<string, unknown>, unknown>>();
 
 export interface MonthUsage {
   counters: UsageCounters;
