@@ -167,7 +167,7 @@ export function formatCompareReport(report: CompareReport): string {
   const ceiling = byKey.get('ceiling');
   const naive = byKey.get('naive');
   const lines = [
-    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; every figure below from this one run`,
+    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; Zekt with pacing off and up to ${report.connections} calls in flight to the consumer's installation, as the naive router; every figure below from this one run`,
     '',
     `${'target'.padEnd(46)} ${'ack/s'.padStart(8)} ${'÷ceiling'.padStart(9)} ${'delivered/s'.padStart(12)} ${'÷naive'.padStart(7)} ${'peak RSS'.padStart(10)}`,
   ];
