@@ -86,3 +86,25 @@ export function hotQuery<P extends Record<string, unknown>, R>(
     },
   };
 }
+
+/**
+ * Hot queries whose SQL has a shape: how many rows or list items it binds, which columns it writes.
+ * One is compiled per shape (by `key`) and kept for the life of the process, so the shapes must be
+ * few: lists are padded to powers of two, and the columns an update writes come from a handful of
+ * outcomes.
+ */
+export function hotQueryFamily<S, P extends Record<string, unknown>, R>(
+  key: (shape: S) => string | number,
+  build: (shape: S) => (db: Kysely<Database>, params: P) => Compilable<R>,
+): (shape: S) => HotQuery<P, R> {
+  const queries = new Map<string | number, HotQuery<P, R>>();
+  return (shape) => {
+    const k = key(shape);
+    let query = queries.get(k);
+    if (!query) {
+      query = hotQuery(build(shape));
+      queries.set(k, query);
+    }
+    return query;
+  };
+}

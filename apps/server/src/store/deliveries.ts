@@ -1,7 +1,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type UsageCounter, usageDay } from '../domain/usage.js';
-import { type HotQuery, hotQuery } from './compiled-query.js';
+import { hotQuery, hotQueryFamily } from './compiled-query.js';
 import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
 import type { Store } from './store.js';
@@ -86,22 +86,7 @@ export async function insertDeliveries(db: Kysely<Database>, deliveries: NewDeli
     return;
   }
   // An event routes to a handful of subscriptions: one compiled statement per row count and columns.
-  const key = `${deliveries.length}:${columns.join(',')}`;
-  let query = insertDeliveriesQueries.get(key);
-  if (!query) {
-    const count = deliveries.length;
-    query = hotQuery((db, p: Record<string, unknown>) =>
-      db
-        .insertInto('deliveries')
-        .values(
-          Array.from(
-            { length: count },
-            (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${i}.${c}`]])) as NewDelivery,
-          ),
-        ),
-    );
-    insertDeliveriesQueries.set(key, query);
-  }
+  const query = insertDeliveriesQuery({ count: deliveries.length, columns });
   const params: Record<string, unknown> = {};
   deliveries.forEach((row, i) => {
     for (const c of columns) params[`${i}.${c}`] = (row as Record<string, unknown>)[c];
@@ -110,7 +95,19 @@ export async function insertDeliveries(db: Kysely<Database>, deliveries: NewDeli
 }
 
 const MAX_HOT_DELIVERIES = 16;
-const insertDeliveriesQueries = new Map<string, HotQuery<Record<string, unknown>, unknown>>();
+const insertDeliveriesQuery = hotQueryFamily(
+  ({ count, columns }: { count: number; columns: string[] }) => `${count}:${columns.join(',')}`,
+  ({ count, columns }) =>
+    (db, p: Record<string, unknown>) =>
+      db
+        .insertInto('deliveries')
+        .values(
+          Array.from(
+            { length: count },
+            (_, i) => Object.fromEntries(columns.map((c) => [c, p[`${i}.${c}`]])) as NewDelivery,
+          ),
+        ),
+);
 
 export interface ClaimOptions {
   owner: string;
@@ -156,12 +153,7 @@ export async function claimDueDeliveries(
     return db.isTransaction ? claim(db) : db.transaction().execute(claim);
   }
   const claim = claimOf(dialect, options);
-  let query = claimQueries.get(claim.key);
-  if (!query) {
-    query = hotQuery((db, p: Record<string, unknown>) => buildClaim(db, p, claim.shape));
-    claimQueries.set(claim.key, query);
-  }
-  return (await query.execute(db, claim.params)).rows as DeliveryRow[];
+  return (await claimQuery(claim).execute(db, claim.params)).rows as DeliveryRow[];
 }
 
 /** What a claim took, and what it learned of the due deliveries it left. */
@@ -192,11 +184,7 @@ export async function claimIdsOnSqlite(
   options: ClaimOptions,
 ): Promise<ClaimOutcome<string>> {
   const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
-  let due = dueQueries.get(skip.length);
-  if (!due) {
-    due = dueQuery(skip.length);
-    dueQueries.set(skip.length, due);
-  }
+  const due = dueQuery(skip.length);
   const params: Record<string, unknown> = {
     now: options.now,
     scan: scanSize(options),
@@ -219,11 +207,7 @@ export async function claimIdsOnSqlite(
   };
   if (chosen.length === 0) return outcome;
   const ids = padded(chosen, NO_DELIVERY);
-  let lease = leaseQueries.get(ids.length);
-  if (!lease) {
-    lease = leaseQuery(ids.length);
-    leaseQueries.set(ids.length, lease);
-  }
+  const lease = leaseQuery(ids.length);
   const values: Record<string, unknown> = {
     owner: options.owner,
     leaseExpiresAt: options.now + options.leaseMs,
@@ -276,8 +260,9 @@ const dueAndFree = <QB extends SelectQueryBuilder<Database, 'deliveries', object
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)])) as QB;
 
-function dueQuery(skipped: number) {
-  return hotQuery((db, p: Record<string, unknown>) => {
+const dueQuery = hotQueryFamily(
+  (skipped: number) => skipped,
+  (skipped) => (db, p: Record<string, unknown>) => {
     let due = dueAndFree(
       db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id']),
       p.now as number,
@@ -287,11 +272,12 @@ function dueQuery(skipped: number) {
       due = due.where('consumer_account_id', 'not in', accounts);
     }
     return due.orderBy('next_attempt_at').limit(p.scan as number);
-  });
-}
+  },
+);
 
-function leaseQuery(size: number) {
-  return hotQuery((db, p: Record<string, unknown>) =>
+const leaseQuery = hotQueryFamily(
+  (size: number) => size,
+  (size) => (db, p: Record<string, unknown>) =>
     db
       .updateTable('deliveries')
       .set((eb) => ({
@@ -305,14 +291,7 @@ function leaseQuery(size: number) {
         'in',
         Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
       ),
-  );
-}
-
-const dueQueries = new Map<
-  number,
-  HotQuery<Record<string, unknown>, { delivery_id: string; consumer_account_id: number }>
->();
-const leaseQueries = new Map<number, HotQuery<Record<string, unknown>, unknown>>();
+);
 
 /** Delivery ids are never empty: this one pads lists of ids. */
 export const NO_DELIVERY = '';
@@ -447,7 +426,10 @@ export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, sha
     .returningAll();
 }
 
-const claimQueries = new Map<string, HotQuery<Record<string, unknown>, unknown>>();
+const claimQuery = hotQueryFamily(
+  (claim: ReturnType<typeof claimOf>) => claim.key,
+  (claim) => (db, p: Record<string, unknown>) => buildClaim(db, p, claim.shape),
+);
 
 /**
  * Gives claimed deliveries back untouched (their claim is not an attempt): the worker took more of
@@ -535,10 +517,16 @@ function updateLeasedQuery(input: RecordAttemptInput) {
     (column) => input.update[column as keyof DeliveryUpdate] !== undefined,
   );
   const waits = input.awaitStartSince !== undefined;
-  const key = `${columns.join(',')}|${waits}`;
-  let query = updateLeasedQueries.get(key);
-  if (!query) {
-    query = hotQuery((db, p: Record<string, unknown>) =>
+  const params: Record<string, unknown> = { deliveryId: input.deliveryId, owner: input.owner };
+  for (const column of columns) params[column] = input.update[column as keyof DeliveryUpdate];
+  if (waits) params.since = Math.trunc(input.awaitStartSince as number);
+  return { query: updateLeasedQueries({ columns, waits }), params };
+}
+
+const updateLeasedQueries = hotQueryFamily(
+  ({ columns, waits }: { columns: string[]; waits: boolean }) => `${columns.join(',')}|${waits}`,
+  ({ columns, waits }) =>
+    (db, p: Record<string, unknown>) =>
       buildUpdateLeased(
         db,
         Object.fromEntries(columns.map((column) => [column, p[column]])) as DeliveryUpdate,
@@ -546,19 +534,7 @@ function updateLeasedQuery(input: RecordAttemptInput) {
         p.owner as string,
         waits ? (p.since as number) : undefined,
       ),
-    ) as HotQuery<Record<string, unknown>, { subscription_id: string; consumer_account_id: number }>;
-    updateLeasedQueries.set(key, query);
-  }
-  const params: Record<string, unknown> = { deliveryId: input.deliveryId, owner: input.owner };
-  for (const column of columns) params[column] = input.update[column as keyof DeliveryUpdate];
-  if (waits) params.since = Math.trunc(input.awaitStartSince as number);
-  return { query, params };
-}
-
-const updateLeasedQueries = new Map<
-  string,
-  HotQuery<Record<string, unknown>, { subscription_id: string; consumer_account_id: number }>
->();
+);
 
 function attemptRow(deliveryId: string, subscriptionId: string, a: AttemptRecord) {
   return {

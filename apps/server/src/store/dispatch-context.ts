@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { type HotQuery, hotQuery } from './compiled-query.js';
+import { type HotQuery, hotQueryFamily } from './compiled-query.js';
 import {
   buildClaim,
   type ClaimOptions,
@@ -68,20 +68,10 @@ export async function claimWithContext(
     // The claimed rows and their contexts in one read, of the columns an attempt uses only: every
     // column of a delivery is ~8 µs per row to turn into an object, more than the read itself.
     const bound = padded(ids, NO_DELIVERY);
-    let query = claimedQueries.get(bound.length);
-    if (!query) {
-      const size = bound.length;
-      query = hotQuery((db, p: Record<string, unknown>) =>
-        withContextColumns(db.selectFrom('deliveries as d'))
-          .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
-          .where(
-            'd.delivery_id',
-            'in',
-            Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
-          ),
-      ) as HotQuery<Record<string, unknown>, ContextRow & ClaimedDelivery>;
-      claimedQueries.set(size, query);
-    }
+    const query = claimedQuery(bound.length) as HotQuery<
+      Record<string, unknown>,
+      ContextRow & ClaimedDelivery
+    >;
     const read = (await query.execute(db, Object.fromEntries(bound.map((id, i) => [`id${i}`, id])))).rows;
     const byId = new Map(read.map((r) => [r.delivery_id, r]));
     const claimed = ids.flatMap((id) => {
@@ -91,15 +81,7 @@ export async function claimWithContext(
     return { claimed, ...learned };
   }
   const claim = claimOf(dialect, options);
-  let query = claimWithContextQueries.get(claim.key);
-  if (!query) {
-    query = hotQuery((db, p: Record<string, unknown>) =>
-      withContextColumns(
-        db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
-      ).selectAll('d'),
-    ) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
-    claimWithContextQueries.set(claim.key, query);
-  }
+  const query = claimWithContextQuery(claim) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
   const rows = (await query.execute(db, claim.params)).rows;
   return {
     claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
@@ -109,18 +91,31 @@ export async function claimWithContext(
   };
 }
 
-const claimedQueries = new Map<number, HotQuery<Record<string, unknown>, ContextRow & ClaimedDelivery>>();
+const claimedQuery = hotQueryFamily(
+  (size: number) => size,
+  (size) => (db, p: Record<string, unknown>) =>
+    withContextColumns(db.selectFrom('deliveries as d'))
+      .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
+      .where(
+        'd.delivery_id',
+        'in',
+        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
+      ),
+);
+
+const claimWithContextQuery = hotQueryFamily(
+  (claim: ReturnType<typeof claimOf>) => claim.key,
+  (claim) => (db, p: Record<string, unknown>) =>
+    withContextColumns(
+      db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
+    ).selectAll('d'),
+);
 
 function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
   const claimed: Record<string, unknown> = {};
   for (const column of CLAIMED_COLUMNS) claimed[column] = row[column];
   return claimed as ClaimedDelivery;
 }
-
-const claimWithContextQueries = new Map<
-  string,
-  HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>
->();
 
 interface ContextRow {
   delivery_id: string;

@@ -9,8 +9,49 @@ import { insertDeliveries, newDeliveryRow } from './deliveries.js';
 import { claimWithContext } from './dispatch-context.js';
 import { notStartedOfConnection } from './not-started.js';
 import type { Database } from './schema.js';
-import { openStore } from './store.js';
+import { openStore, type Store } from './store.js';
 import { recordWebhookDelivery } from './webhook-deliveries.js';
+
+/**
+ * A migrated store, and a second Kysely on the same file that records every statement it runs,
+ * with the query plan SQLite would use for each: for tests that hold a statement to its indexes.
+ */
+async function withPlannedStatements(
+  test: (context: {
+    store: Store;
+    db: Kysely<Database>;
+    captured: CompiledQuery[];
+    planOf: (query: CompiledQuery) => string;
+  }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'zekt-sqlite-'));
+  const path = join(dir, 'zekt.db');
+  const store = await openStore({ kind: 'sqlite', path });
+  const native = new BetterSqlite3(path);
+  const captured: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: native }),
+    log: (event) => {
+      if (event.level === 'query') captured.push(event.query);
+    },
+  });
+  const planOf = (query: CompiledQuery) =>
+    (
+      native.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{
+        detail: string;
+      }>
+    )
+      .map((row) => row.detail)
+      .join('\n');
+  try {
+    await store.migrate();
+    await test({ store, db, captured, planOf });
+  } finally {
+    await db.destroy();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe('sqlite store', () => {
   it('runs in WAL mode with synchronous=FULL, and commits are visible to another connection', async () => {
@@ -39,27 +80,7 @@ describe('sqlite store', () => {
     // Diagnostics with years of history (issue 11): failed attempts start from the attempts of the
     // connection in the window (not from every delivery it ever had); never-started deliveries and
     // the consumer's failures come from partial indexes, not from every delivery of the window.
-    const dir = mkdtempSync(join(tmpdir(), 'zekt-sqlite-'));
-    const path = join(dir, 'zekt.db');
-    const store = await openStore({ kind: 'sqlite', path });
-    const native = new BetterSqlite3(path);
-    const captured: CompiledQuery[] = [];
-    const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: native }),
-      log: (event) => {
-        if (event.level === 'query') captured.push(event.query);
-      },
-    });
-    const planOf = (query: CompiledQuery) =>
-      (
-        native.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{
-          detail: string;
-        }>
-      )
-        .map((row) => row.detail)
-        .join('\n');
-    try {
-      await store.migrate();
+    await withPlannedStatements(async ({ db, captured, planOf }) => {
       const cases: Array<[() => Promise<unknown>, number, RegExp]> = [
         [
           () => failedAttempts(db, 'sub_1', 1_000, 10),
@@ -91,29 +112,13 @@ describe('sqlite store', () => {
       captured.length = 0;
       await failedAttempts(db, 'sub_1', 1_000, 10);
       for (const query of captured) expect(planOf(query), query.sql).not.toMatch(/deliveries/);
-    } finally {
-      await db.destroy();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('claims through one range of deliveries_due and the primary key, with no sort and no scan', async () => {
     // The claim runs up to a few times per delivery under load (issue 11): the window function and
     // sorts PostgreSQL's single statement needs cost SQLite 180–400 µs per claim.
-    const dir = mkdtempSync(join(tmpdir(), 'zekt-sqlite-'));
-    const path = join(dir, 'zekt.db');
-    const store = await openStore({ kind: 'sqlite', path });
-    const native = new BetterSqlite3(path);
-    const captured: CompiledQuery[] = [];
-    const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: native }),
-      log: (event) => {
-        if (event.level === 'query') captured.push(event.query);
-      },
-    });
-    try {
-      await store.migrate();
+    await withPlannedStatements(async ({ store, db, captured, planOf }) => {
       await insertDeliveries(
         store.db,
         [1, 2, 3].map((i) =>
@@ -158,19 +163,7 @@ describe('sqlite store', () => {
       expect([...claimed.atCap].sort()).toEqual([2, 4]);
       const plans = captured
         .filter((query) => !/^(begin|commit)/.test(query.sql))
-        .map(
-          (query) =>
-            [
-              query.sql,
-              (
-                native.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{
-                  detail: string;
-                }>
-              )
-                .map((row) => row.detail)
-                .join('\n'),
-            ] as const,
-        );
+        .map((query) => [query.sql, planOf(query)] as const);
       expect(plans.map(([statement]) => statement.split(' ')[0])).toEqual(['select', 'update', 'select']);
       const [due, lease, context] = plans.map(([, plan]) => plan) as [string, string, string];
       expect(due).toMatch(/^SEARCH deliveries USING INDEX deliveries_due /m);
@@ -180,10 +173,6 @@ describe('sqlite store', () => {
         expect(plan, statement).not.toMatch(/TEMP B-TREE/);
         expect(plan, statement).not.toMatch(/^SCAN /m);
       }
-    } finally {
-      await db.destroy();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -7,7 +7,7 @@ import {
   type UsageCounters,
   usageDay,
 } from '../domain/usage.js';
-import { type HotQuery, hotQuery } from './compiled-query.js';
+import { hotQuery, hotQueryFamily } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /**
@@ -63,17 +63,13 @@ export async function countUsages(
   counters.forEach((counter, i) => {
     params[`counter${i}`] = counter;
   });
-  let query = countUsagesQueries.get(counters.length);
-  if (!query) {
-    query = countUsagesQuery(counters.length);
-    countUsagesQueries.set(counters.length, query);
-  }
-  await query.execute(db, params);
+  await countUsagesQuery(counters.length).execute(db, params);
 }
 
 /** One compiled statement per number of counters (the ingestion path counts two per webhook). */
-function countUsagesQuery(size: number) {
-  return hotQuery((db, p: Record<string, unknown>) =>
+const countUsagesQuery = hotQueryFamily(
+  (size: number) => size,
+  (size) => (db, p: Record<string, unknown>) =>
     db
       .insertInto('usage_daily_shards')
       .values(
@@ -90,10 +86,7 @@ function countUsagesQuery(size: number) {
           .columns(['account_id', 'day', 'counter', 'shard'])
           .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', eb.ref('excluded.value')) })),
       ),
-  );
-}
-
-const countUsagesQueries = new Map<number, HotQuery<Record<string, unknown>, unknown>>();
+);
 
 export interface MonthUsage {
   counters: UsageCounters;
