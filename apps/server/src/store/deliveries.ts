@@ -185,10 +185,8 @@ export async function claimIdsOnSqlite(
 ): Promise<ClaimOutcome<string>> {
   const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
   const due = dueQuery(skip.length);
-  const params: Record<string, unknown> = {
-    now: options.now,
-    scan: scanSize(options),
-  };
+  const scan = scanSize(options);
+  const params: Record<string, unknown> = { now: options.now, scan };
   skip.forEach((account, i) => {
     params[`skip${i}`] = account;
   });
@@ -202,7 +200,7 @@ export async function claimIdsOnSqlite(
   }
   const outcome = {
     claimed: chosen,
-    sawAll: scanned.length < (params.scan as number) && chosen.length < options.limit,
+    sawAll: scanned.length < scan && chosen.length < options.limit,
     atCap: [...atCap],
   };
   if (chosen.length === 0) return outcome;
@@ -476,7 +474,14 @@ export interface RecordAttemptInput {
 
 /** The delivery's new state, only while `owner` holds its lease; returns its connection and consumer. */
 function updateLeased(db: Kysely<Database>, input: RecordAttemptInput) {
-  return buildUpdateLeased(db, input.update, input.deliveryId, input.owner, input.awaitStartSince);
+  const since = input.awaitStartSince;
+  return buildUpdateLeased(
+    db,
+    input.update,
+    input.deliveryId,
+    input.owner,
+    since === undefined ? undefined : Math.trunc(since),
+  );
 }
 
 function buildUpdateLeased(
