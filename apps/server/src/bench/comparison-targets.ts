@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
 import { createGitHubSimulator, type DispatchRecord, type GitHubSimulator } from 'zekt-github-sim';
 import { apiClient } from '../cli/demo-seed.js';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
@@ -13,6 +12,7 @@ import { type Environment, loadStoreConfig } from '../config.js';
 import { freePort } from '../free-port.js';
 import { createSecretBox } from '../security/secret-box.js';
 import { openStore } from '../store/store.js';
+import { emptyBenchDatabase } from './bench-database.js';
 import { procStatusBytes, type ServerProcess, startServerProcess, stopChild } from './server-process.js';
 import { preciseNow } from './webhook-load.js';
 
@@ -272,7 +272,7 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
   const simulator = await startSimulator(options.consumers);
   simulator.sim.setAppWebhookUrl(`${zektUrl}/webhooks/github`);
   const dataDir = mkdtempSync(join(tmpdir(), 'zekt-compare-'));
-  if (options.databaseUrl) await emptyDatabase(options.databaseUrl);
+  if (options.databaseUrl) await emptyBenchDatabase(options.databaseUrl);
   const env: Environment = {
     ...environmentForSimulator(simulator.sim, {
       port,
@@ -406,15 +406,4 @@ async function seedZekt(input: {
     }
   }
   return { providerToken, subscriptionIds };
-}
-
-/** The bench's PostgreSQL database must be a throwaway one: every target starts from an empty schema. */
-async function emptyDatabase(url: string): Promise<void> {
-  const store = await openStore({ kind: 'postgres', url, poolSize: 1 });
-  try {
-    await sql`drop schema public cascade`.execute(store.db);
-    await sql`create schema public`.execute(store.db);
-  } finally {
-    await store.close();
-  }
 }

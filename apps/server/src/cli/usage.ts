@@ -265,7 +265,7 @@ export const COMMANDS: readonly CommandUsage[] = [
         name: 'database-url',
         type: 'string',
         value: 'postgres://…',
-        description: 'also run on this throwaway PostgreSQL database',
+        description: 'also run on this throwaway PostgreSQL database (emptied; created when missing)',
       },
       {
         name: 'chart',
