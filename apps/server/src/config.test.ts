@@ -79,7 +79,18 @@ describe('configuration', () => {
     expect(loadConfig({ ...complete, DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
       kind: 'postgres',
       url: 'postgres://u@h/db',
+      preparedStatements: true,
     });
+  });
+
+  it('turns prepared statements off for a pooler that cannot keep them, and refuses other values', () => {
+    const postgres = { ...complete, DATABASE_URL: 'postgres://u@h/db' };
+    expect(loadConfig({ ...postgres, ZEKT_DATABASE_PREPARED_STATEMENTS: 'false' }).database).toMatchObject({
+      preparedStatements: false,
+    });
+    expect(() => loadConfig({ ...postgres, ZEKT_DATABASE_PREPARED_STATEMENTS: 'off' })).toThrow(
+      /ZEKT_DATABASE_PREPARED_STATEMENTS must be true or false/,
+    );
   });
 });
 

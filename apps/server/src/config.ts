@@ -19,7 +19,7 @@ export interface Config {
   port: number;
   /** Public URL of this service: hook URLs and `payloadRef` links are built from it. */
   baseUrl: string;
-  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; preparedStatements: boolean };
   github: {
     appId: number;
     privateKey: string;
@@ -114,7 +114,13 @@ export function loadStoreConfig(env: Environment, options: { cwd?: string } = {}
         'DATABASE_URL must start with postgres:// or postgresql://; unset it to use the embedded SQLite store',
       ]);
     }
-    return { kind: 'postgres', url };
+    const prepared = env.ZEKT_DATABASE_PREPARED_STATEMENTS?.trim();
+    if (prepared !== undefined && prepared !== '' && prepared !== 'true' && prepared !== 'false') {
+      throw new ConfigError([
+        `ZEKT_DATABASE_PREPARED_STATEMENTS must be true or false (got ${JSON.stringify(prepared)}): false only behind a pooler that cannot keep prepared statements`,
+      ]);
+    }
+    return { kind: 'postgres', url, preparedStatements: prepared !== 'false' };
   }
   return { kind: 'sqlite', path: resolve(cwd, env.ZEKT_DATA_DIR?.trim() || '.zekt', 'zekt.db') };
 }
@@ -130,6 +136,11 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'DATABASE_URL',
     description: 'postgres://… to use PostgreSQL; unset for the embedded SQLite store',
+  },
+  {
+    name: 'ZEKT_DATABASE_PREPARED_STATEMENTS',
+    description:
+      'PostgreSQL: prepare statements with names (default true); false behind a pooler that cannot keep them',
   },
   { name: 'ZEKT_DATA_DIR', description: 'directory of the embedded store (default ./.zekt)' },
   { name: 'GITHUB_APP_ID', description: "the GitHub App's id (required)" },

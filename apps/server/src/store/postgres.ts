@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { classifyingDialect } from './classified-dialect.js';
+import { namePreparedStatements } from './prepared-statements.js';
 import type { Database } from './schema.js';
 
 export interface PostgresOptions {
@@ -9,6 +10,11 @@ export interface PostgresOptions {
   poolSize?: number;
   /** Sees every statement (SQL and parameters) after it ran: query logging, plan checks. */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /**
+   * Statements are prepared with names, so each connection parses and plans them once
+   * (prepared-statements.ts); false for a pooler that cannot keep them. Default true.
+   */
+  preparedStatements?: boolean;
   /** Told about every error a statement raised (already classified). */
   onError?: (error: unknown) => void;
 }
@@ -41,8 +47,10 @@ export function openPostgres(options: PostgresOptions): {
   // listener that would crash the process. Idle clients report through the pool; a client checked
   // out by a transaction also fails its pending query, which is where the caller learns of it.
   pool.on('error', () => undefined);
+  const prepare = options.preparedStatements === false ? null : namePreparedStatements();
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    prepare?.(client);
   });
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({

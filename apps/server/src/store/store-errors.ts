@@ -45,8 +45,10 @@ const UNAVAILABLE_CODES = new Set([
   // SQLite: the file stayed locked longer than busy_timeout.
   'SQLITE_BUSY',
 ]);
+// The last: inside a transaction, a prepared statement met a schema another process migrated
+// meanwhile (prepared-statements.ts); run again, the statement goes unnamed.
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is insecure|the database system is (starting up|shutting down)/i;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is insecure|the database system is (starting up|shutting down)|cached plan must not change result type/i;
 
 /** A driver error that means the database cannot be reached: looks through the cause chain. */
 function looksUnavailable(error: unknown): boolean {

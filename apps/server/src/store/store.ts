@@ -32,6 +32,7 @@ export type StoreOptions =
       kind: 'postgres';
       url: string;
       poolSize?: number;
+      preparedStatements?: boolean;
       onQuery?: (sql: string, parameters: readonly unknown[]) => void;
     };
 
