@@ -12,19 +12,20 @@ export class JsonTooDeepError extends Error {
 }
 
 /**
- * The deepest nesting of `text` exceeds `maxDepth`: one pass over the characters, skipping the
- * insides of strings. Malformed JSON is left to `JSON.parse` to report.
+ * The deepest nesting of `text` exceeds `maxDepth`: one pass over the characters, jumping over
+ * each string with `indexOf` (most of a webhook's bytes are inside strings: URLs, names, messages;
+ * character by character this pass cost twice what `JSON.parse` costs on an 18 KB webhook, now
+ * half). A quote ends the string unless an odd number of backslashes precede it. Malformed JSON
+ * is left to `JSON.parse` to report.
  */
 export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22 /* " */) {
+      const end = closingQuote(text, i);
+      if (end === -1) return false;
+      i = end;
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (++depth > maxDepth) return true;
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
@@ -32,6 +33,18 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
     }
   }
   return false;
+}
+
+/** Where the string opened at `open` ends (-1: it does not). */
+function closingQuote(text: string, open: number): number {
+  let quote = open;
+  for (;;) {
+    quote = text.indexOf('"', quote + 1);
+    if (quote === -1) return -1;
+    let backslash = quote - 1;
+    while (text.charCodeAt(backslash) === 0x5c /* \ */) backslash--;
+    if ((quote - 1 - backslash) % 2 === 0) return quote;
+  }
 }
 
 /**
