@@ -126,6 +126,14 @@ describe('zekt-github-sim serve', () => {
     );
     expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining('--port must be an integer') });
   });
+
+  it('is on the PATH of npm scripts after npm ci, as node_modules/.bin/zekt-github-sim', async () => {
+    // npm links a bin only if its file exists at install time, before the build: the committed
+    // bin/zekt-github-sim.js is what gets linked, and it runs the built CLI.
+    const linked = fileURLToPath(new URL('../../../node_modules/.bin/zekt-github-sim', import.meta.url));
+    const { stdout } = await execFileAsync(linked, ['--help']);
+    expect(stdout).toContain('zekt-github-sim [serve] [options]');
+  });
 });
 
 describe('parseCli', () => {
