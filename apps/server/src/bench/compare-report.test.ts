@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type CompareMeasurements, formatCompareReport, judgeCompare } from './compare-report.js';
+import {
+  type CompareMeasurements,
+  formatCompareReport,
+  INGESTION_KEY,
+  judgeCompare,
+} from './compare-report.js';
 import { latencyChartSvg } from './latency-chart.js';
 
 const latency = (p50: number, p99: number, count = 100) => ({
@@ -71,6 +76,25 @@ describe('zekt bench --compare verdicts', () => {
     const lost = measured();
     (lost.targets[2] as { lost: number }).lost = 1;
     expect(judgeCompare(lost).verdicts.find((v) => v.name.includes('every acknowledged'))?.met).toBe(false);
+  });
+
+  it('prints the ingestion-alone figures beside the targets without judging them', () => {
+    const withIngestion = measured();
+    withIngestion.targets.push({
+      key: INGESTION_KEY,
+      name: 'Zekt, ingestion alone (SQLite, --role api)',
+      ackPerSecond: 800,
+      deliveredPerSecond: null,
+      lost: 0,
+      latency: [],
+      peakRssBytes: 250 * 1024 * 1024,
+    });
+    const report = judgeCompare(withIngestion);
+    expect(report.verdicts.map((v) => v.name).filter((name) => name.includes('ingestion alone'))).toEqual([]);
+    expect(report.verdicts.every((v) => v.met)).toBe(true);
+    expect(formatCompareReport(report)).toMatch(
+      /Zekt, ingestion alone \(SQLite, --role api\) +800 +0\.4 +— +—/,
+    );
   });
 
   it('prints the table, the scenarios and every verdict', () => {

@@ -7,6 +7,7 @@ import {
   type CompareMeasurements,
   type CompareReport,
   DURABLE_KEY,
+  INGESTION_KEY,
   judgeCompare,
   type TargetFigures,
 } from './compare-report.js';
@@ -129,6 +130,7 @@ export interface CompareOptions {
 }
 
 const COMPARE_RATE = COMPARE_TARGETS.e2eP99AtRate.rate;
+const INGESTION_NAME = 'Zekt, ingestion alone (SQLite, --role api)';
 
 /**
  * The parts of the comparison, for `--only`: each target, and each scenario. On a shared machine one
@@ -140,6 +142,7 @@ export const COMPARE_PARTS = [
   'naive',
   'nondurable',
   'durable',
+  'ingestion',
   'postgres',
   'isolation',
   'scale-out',
@@ -257,6 +260,26 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
         (t) => measureTarget(DURABLE_KEY, t, opts),
       ),
     );
+  if (runs('ingestion'))
+    figures.push(
+      await withTarget(
+        async () => {
+          // The API process of a split deployment (`--role api`): it verifies, stores and routes
+          // each webhook in its durable transaction, and dispatches nothing. Not a target of issue
+          // 11: it shows what the durable acknowledgement costs without a dispatcher on the same
+          // CPU. No consumers to wait for: its deliveries stay due.
+          const zekt = await startZekt({
+            name: INGESTION_NAME,
+            consumers: [FAST_CONSUMER],
+            durable: true,
+            workers: 1,
+            ...profiled,
+          });
+          return { ...zekt, consumers: [] };
+        },
+        (t) => measureTarget(INGESTION_KEY, t, { ...opts, rates: [] }),
+      ),
+    );
   if (options.databaseUrl && runs('postgres')) {
     figures.push(
       await withTarget(
@@ -303,10 +326,12 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     writeFileSync(
       options.chartPath,
       latencyChartSvg(
-        report.targets.map((t) => ({
-          name: t.name,
-          points: t.latency.map((p) => ({ rate: p.offeredRate, p99: p.e2e.p99 })),
-        })),
+        report.targets
+          .filter((t) => t.latency.length > 0)
+          .map((t) => ({
+            name: t.name,
+            points: t.latency.map((p) => ({ rate: p.offeredRate, p99: p.e2e.p99 })),
+          })),
         'p99 webhook sent → dispatch at GitHub (ceiling: answered), against offered rate',
       ),
     );
