@@ -76,8 +76,8 @@ const ratio = (a: number | null | undefined, b: number | null | undefined): numb
 /** The durable Zekt target every ratio is about: SQLite, the default store. */
 export const DURABLE_KEY = 'zekt-durable-sqlite';
 /**
- * Zekt's API process alone (stores and routes, dispatches nothing): printed beside the targets for
- * what the durable acknowledgement costs by itself, judged by none (its deliveries never leave).
+ * Zekt's API process alone (stores each event durably; routing and dispatch are the workers'): printed beside the targets for
+ * what the durable acknowledgement costs by itself, judged by none (none of its events is routed).
  */
 export const INGESTION_KEY = 'ingestion-sqlite';
 

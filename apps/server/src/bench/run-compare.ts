@@ -264,10 +264,10 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     figures.push(
       await withTarget(
         async () => {
-          // The API process of a split deployment (`--role api`): it verifies, stores and routes
-          // each webhook in its durable transaction, and dispatches nothing. Not a target of issue
-          // 11: it shows what the durable acknowledgement costs without a dispatcher on the same
-          // CPU. No consumers to wait for: its deliveries stay due.
+          // The API process of a split deployment (`--role api`): it verifies each webhook and
+          // stores its event durably, and leaves routing and dispatch to workers, of which there
+          // are none here. Not a target of issue 11: it shows what the durable acknowledgement
+          // costs without the router and the dispatcher on the same CPU.
           const zekt = await startZekt({
             name: INGESTION_NAME,
             consumers: [FAST_CONSUMER],
