@@ -1,7 +1,7 @@
 import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
-import { getRepository } from '../store/accounts.js';
+import { getRepositoryLockingRun } from '../store/accounts.js';
 import { insertEvent } from '../store/events.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage, countUsages } from '../store/usage.js';
@@ -39,7 +39,9 @@ export async function storeCompletionEvent(
   const outcome = await withHandoff(options.handoff, (handoff) =>
     options.store.transaction(
       async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
-        const repository = await getRepository(trx, run.repositoryId);
+        // First, and on PostgreSQL under the run's lock: a message of this run being stored right
+        // now commits before this reads the run's message (store/accounts.ts).
+        const repository = await getRepositoryLockingRun(trx, options.store.dialect, run);
         if (!repository?.provider_enabled || repository.removed_at !== null) {
           return {
             outcome: 'ignored',

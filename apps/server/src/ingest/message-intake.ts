@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { describeInvalidEventType, isValidEventType } from '../domain/event-type.js';
 import { workflowPathFromRef } from '../domain/workflow-path.js';
 import type { ActionsClaims } from '../github/oidc-verifier.js';
-import { getRepository } from '../store/accounts.js';
+import { getRepositoryLockingRun } from '../store/accounts.js';
 import { lockEventByRunKey } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
 import type { Store } from '../store/store.js';
@@ -106,7 +106,9 @@ export async function receiveMessage(
 
   const outcome = await options.store
     .transaction(async (trx): Promise<MessageOutcome & { wake?: boolean }> => {
-      const repository = await getRepository(trx, claims.repositoryId);
+      // First, and on PostgreSQL under the run's lock: a completion webhook of this run being
+      // routed right now commits before this looks for its event (store/accounts.ts).
+      const repository = await getRepositoryLockingRun(trx, options.store.dialect, runKey);
       if (!repository?.provider_enabled || repository.removed_at !== null) {
         return {
           outcome: 'not_enabled',

@@ -177,6 +177,39 @@ const getRepositoryQuery = hotQuery((db, p: { repositoryId: number }) =>
   db.selectFrom('repositories').selectAll().where('repository_id', '=', p.repositoryId),
 );
 
+/**
+ * The repository, read first by a transaction that stores or joins something of one workflow run
+ * (its completion event: ingest/completion-event.ts; its message: ingest/message-intake.ts). On
+ * PostgreSQL the same statement takes a transaction-scoped advisory lock on the run, so the two
+ * never overlap. They must not: the completion webhook routes in its own transaction, before its
+ * event is committed, and each side looks for the other by reading (under READ COMMITTED, neither
+ * sees the other's uncommitted row, and a message stored meanwhile would be answered 201 and
+ * never delivered). With the lock, whichever comes second starts after the first committed: the
+ * event joins the message, or the message finds its run routed (409). SQLite runs one writer
+ * at a time and needs no lock. Taking it in the first read costs no round trip.
+ */
+export async function getRepositoryLockingRun(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  run: { repositoryId: number; runId: number; runAttempt: number },
+): Promise<RepositoryRow | undefined> {
+  if (dialect === 'sqlite') return getRepository(db, run.repositoryId);
+  const runKey = `${run.repositoryId}:${run.runId}:${run.runAttempt}`;
+  const row = (await getRepositoryLockingRunQuery.execute(db, { repositoryId: run.repositoryId, runKey }))
+    .rows[0];
+  if (row === undefined) return undefined;
+  const { run_locked: _locked, ...repository } = row;
+  return repository;
+}
+
+const getRepositoryLockingRunQuery = hotQuery((db, p: { repositoryId: number; runKey: string }) =>
+  db
+    .selectFrom('repositories')
+    .selectAll()
+    .select(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${p.runKey}, 0))`.as('run_locked'))
+    .where('repository_id', '=', p.repositoryId),
+);
+
 /** Repository names are case-insensitive on GitHub, like logins. */
 export function getRepositoryByName(
   db: Kysely<Database>,
