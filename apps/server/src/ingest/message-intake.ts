@@ -115,10 +115,15 @@ export async function receiveMessage(
           detail: `${claims.repository} is not enabled as a Zekt provider repository: enable it in the console (Provider → Zekt Repos) or with PUT /api/v1/repositories/${claims.repository}/provider`,
         };
       }
-      // The message is written before the run's event is read, and the event is read under a row
-      // lock (PostgreSQL): a router routing that event concurrently either committed first (then we
-      // see it routed and roll the message back) or waits for us (then it sees the message). So a
-      // 201 always means the message will be delivered with its run.
+      // The run's event is read under a row lock (PostgreSQL) before the message is written: a router
+      // routing that event concurrently either committed first (then we see it routed: 409) or skips
+      // it until we commit (then it sees the message). A completion webhook routing its own new event
+      // waits for the run's lock above. So a 201 always means the message will be delivered with its
+      // run. Event first, then message: the router takes them in that order too (it locks the event,
+      // then marks the message routed), so a message replaced while its event is routed cannot
+      // deadlock with the router.
+      const event = await lockEventByRunKey(trx, options.store.dialect, runKey);
+      if (event && event.route_status !== 'pending') throw new RunAlreadyRouted();
       const { messageId, replaced } = await upsertMessage(
         trx,
         {
@@ -139,8 +144,6 @@ export async function receiveMessage(
         },
         now,
       );
-      const event = await lockEventByRunKey(trx, options.store.dialect, runKey);
-      if (event && event.route_status !== 'pending') throw new RunAlreadyRouted();
       await countUsage(trx, repository.account_id, 'messagesReceived', now);
       let wake = false;
       if (event && event.route_after > now) {
