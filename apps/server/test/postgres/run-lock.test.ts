@@ -6,7 +6,10 @@ import { setUpWorld } from '../../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * A message and its run's completion webhook arriving at the same moment on PostgreSQL. The webhook
+ * Message intake against the other transactions of its run, on PostgreSQL, with the overlap made
+ * certain by locks a third connection holds instead of left to timing.
+ *
+ * A message and its run's completion webhook arriving at the same moment. The webhook
  * routes in the transaction that stores its event, so without the run's lock each transaction
  * looks for the other's row before that row is committed, misses it, and the message is answered
  * 201 but never delivered (store/accounts.ts, getRepositoryLockingRun).
@@ -31,9 +34,13 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** Transactions of the service waiting for a lock (a row's, or the run's advisory lock). */
+/** Transactions of the service waiting for a lock (a row's, a table's, or the run's advisory lock). */
 async function waitingForLocks(): Promise<number> {
-  const { rows } = await blocker.query<{ n: number }>(
+  return waitingForLocksOf(blocker);
+}
+
+async function waitingForLocksOf(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
     `select count(*)::int as n from pg_stat_activity
       where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
   );
@@ -107,5 +114,63 @@ describe('a message and its completion webhook at the same moment', () => {
       .where('message_id', '=', stored.body.eventId)
       .executeTakeFirstOrThrow();
     expect(joined.status).toBe('routed');
+  });
+});
+
+describe('a message replaced while the router routes its run', () => {
+  let r: Harness;
+  let blocker: pg.Client;
+  beforeAll(async () => {
+    // The router runs only when called, and events wait a minute for their message.
+    r = await startHarness({ workers: false, messageGraceMs: 60_000 });
+    await setUpWorld(r);
+    if (r.config.database.kind !== 'postgres') throw new Error('this suite runs on PostgreSQL');
+    blocker = new pg.Client({ connectionString: r.config.database.url });
+    await blocker.connect();
+  });
+  afterAll(async () => {
+    await blocker?.end();
+    await r?.close();
+  });
+
+  it('is refused with 409 (the run was routed with the first message), never a deadlock', async () => {
+    const send = async (runId: number, version: string) =>
+      r.call('POST', '/api/events/receive', {
+        headers: {
+          authorization: `Bearer ${await r.sim.mintOidcToken({ repository: 'acme/api', workflow: 'deploy.yml', runId })}`,
+        },
+        body: { eventType: 'acme-deployed', payload: JSON.stringify({ version }) },
+      });
+    // The run completes with its first message; the event waits out the grace period, then is due.
+    const result = await r.sim.runWorkflow({
+      repository: 'acme/api',
+      workflow: 'deploy.yml',
+      message: { zektUrl: r.url, eventType: 'acme-deployed', payload: { version: '1' } },
+    });
+    const runId = result.run.id;
+    const first = result.message?.body as { eventId: string };
+    await r.zekt.store.db.updateTable('events').set({ route_after: 0 }).where('run_id', '=', runId).execute();
+
+    // The router claims the event (its row lock) and stops at its next read, of the workflow.
+    await blocker.query('begin');
+    await blocker.query('lock table workflows in access exclusive mode');
+    const routing = r.zekt.router.routeNext();
+    await eventually(async () => ((await waitingForLocksOf(blocker)) >= 1 ? true : undefined));
+
+    // The message sent again for the same run: it must wait for the router's event, holding nothing
+    // the router needs next (the message row).
+    const replaced = send(runId, '2');
+    await eventually(async () => ((await waitingForLocksOf(blocker)) >= 2 ? true : undefined));
+    await blocker.query('commit');
+
+    const [routed, answer] = await Promise.all([routing, replaced]);
+    expect(routed).toMatchObject({ outcome: 'routed' });
+    expect(answer.status).toBe(409);
+    const event = await r.zekt.store.db
+      .selectFrom('events')
+      .select('message_id')
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
+    expect(event.message_id).toBe(first.eventId);
   });
 });
