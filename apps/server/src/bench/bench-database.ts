@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
+import { redactUrl } from '../redact-url.js';
 import { openStore } from '../store/store.js';
 
 // PostgreSQL's SQLSTATEs: the database named in the URL does not exist; it was created meanwhile.
@@ -26,7 +27,7 @@ export async function emptyBenchDatabase(url: string): Promise<void> {
 export async function createDatabaseIfMissing(url: string): Promise<void> {
   if (await databaseExists(url)) return;
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  if (name === '') throw new Error(`the database URL names no database: ${redacted(url)}`);
+  if (name === '') throw new Error(`the database URL names no database: ${redactUrl(url)}`);
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
   const client = new pg.Client({ connectionString: maintenance.toString() });
@@ -51,10 +52,4 @@ async function databaseExists(url: string): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-function redacted(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
 }

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { ComparePart } from '../bench/run-compare.js';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
+import { redactUrl } from '../redact-url.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import type { Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
@@ -267,17 +268,6 @@ async function main(argv: string[]): Promise<number> {
 
 function unknownCommand(command: string): CliError {
   return new CliError(`zekt: unknown command ${command}\n\n${formatOverview()}`);
-}
-
-/** A database URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the configured URL';
-  }
 }
 
 function untilSignal(): Promise<void> {

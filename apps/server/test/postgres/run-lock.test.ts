@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageDay } from '../../src/domain/usage.js';
 import { USAGE_SHARDS } from '../../src/store/usage.js';
 import { setUpWorld } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import {
+  eventually,
+  type Harness,
+  type HarnessOptions,
+  startHarness,
+} from '../../src/test-support/harness.js';
 
 /**
  * Message intake against the other transactions of its run, on PostgreSQL, with the overlap made
@@ -21,12 +26,20 @@ import { eventually, type Harness, startHarness } from '../../src/test-support/h
 let h: Harness;
 let blocker: pg.Client;
 
+/** The service with the demo world, and a connection of the test's own to its database. */
+async function startWithBlocker(
+  options: HarnessOptions = {},
+): Promise<{ harness: Harness; blocker: pg.Client }> {
+  const harness = await startHarness(options);
+  await setUpWorld(harness);
+  if (harness.config.database.kind !== 'postgres') throw new Error('this suite runs on PostgreSQL');
+  const client = new pg.Client({ connectionString: harness.config.database.url });
+  await client.connect();
+  return { harness, blocker: client };
+}
+
 beforeAll(async () => {
-  h = await startHarness();
-  await setUpWorld(h);
-  if (h.config.database.kind !== 'postgres') throw new Error('this suite runs on PostgreSQL');
-  blocker = new pg.Client({ connectionString: h.config.database.url });
-  await blocker.connect();
+  ({ harness: h, blocker } = await startWithBlocker());
 });
 
 afterAll(async () => {
@@ -122,11 +135,7 @@ describe('a message replaced while the router routes its run', () => {
   let blocker: pg.Client;
   beforeAll(async () => {
     // The router runs only when called, and events wait a minute for their message.
-    r = await startHarness({ workers: false, messageGraceMs: 60_000 });
-    await setUpWorld(r);
-    if (r.config.database.kind !== 'postgres') throw new Error('this suite runs on PostgreSQL');
-    blocker = new pg.Client({ connectionString: r.config.database.url });
-    await blocker.connect();
+    ({ harness: r, blocker } = await startWithBlocker({ workers: false, messageGraceMs: 60_000 }));
   });
   afterAll(async () => {
     await blocker?.end();
