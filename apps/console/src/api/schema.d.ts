@@ -238,7 +238,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -250,7 +250,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -525,7 +525,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -537,7 +537,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -814,7 +814,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -826,7 +826,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -994,7 +994,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `oidc_unavailable`: the OIDC issuer’s keys could not be fetched; try again shortly */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1006,7 +1006,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable" | "oidc_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "oidc_unavailable";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1321,7 +1321,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1333,7 +1333,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1459,7 +1459,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1471,7 +1471,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1642,7 +1642,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1654,7 +1654,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -1932,7 +1932,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1944,7 +1944,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2221,7 +2221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2233,7 +2233,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2404,7 +2404,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2416,7 +2416,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2677,7 +2677,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2689,7 +2689,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2846,7 +2846,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2858,7 +2858,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3100,7 +3100,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3112,7 +3112,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3279,7 +3279,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3291,7 +3291,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3551,7 +3551,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3563,7 +3563,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3695,7 +3695,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3707,7 +3707,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -3856,7 +3856,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3868,7 +3868,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4109,7 +4109,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4121,7 +4121,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4296,7 +4296,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4308,7 +4308,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4571,7 +4571,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4583,7 +4583,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4846,7 +4846,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -4858,7 +4858,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5125,7 +5125,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5137,7 +5137,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5404,7 +5404,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5416,7 +5416,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5581,7 +5581,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5593,7 +5593,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5742,7 +5742,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5754,7 +5754,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5954,7 +5954,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -5966,7 +5966,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -6180,7 +6180,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6192,7 +6192,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -6375,7 +6375,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6387,7 +6387,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -6717,7 +6717,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6729,7 +6729,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -6894,7 +6894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -6906,7 +6906,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7071,7 +7071,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7083,7 +7083,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7273,7 +7273,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7285,7 +7285,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7455,7 +7455,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7467,7 +7467,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7626,7 +7626,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7638,7 +7638,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7806,7 +7806,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -7818,7 +7818,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -7998,7 +7998,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8010,7 +8010,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -8273,7 +8273,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8285,7 +8285,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -8456,7 +8456,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8468,7 +8468,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -8733,7 +8733,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -8745,7 +8745,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
                         } & {
                             [key: string]: unknown;
                         };

@@ -460,7 +460,7 @@ function problemSchema(codes: ProblemCode[]) {
 
 /**
  * Problems any route can answer: a request that fails its schema, a client locked out after failed
- * authentications, an outage or a shutdown, a bug.
+ * authentications, an outage or a shutdown, a conflict the database broke, a bug.
  */
 const ALWAYS: ProblemCode[] = [
   'invalid_request',
@@ -468,6 +468,7 @@ const ALWAYS: ProblemCode[] = [
   'internal_error',
   'server_unavailable',
   'store_unavailable',
+  'store_conflict',
 ];
 /** Problems of a request body, whatever the route (body-budget.ts, json-parser.ts). */
 export const BODY_PROBLEMS: ProblemCode[] = [

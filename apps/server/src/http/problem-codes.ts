@@ -286,6 +286,12 @@ export const PROBLEMS = {
     title: 'Store unavailable',
     meaning: 'the database is unreachable; nothing was acknowledged; try again shortly',
   },
+  store_conflict: {
+    status: 503,
+    title: 'Store conflict',
+    meaning:
+      'the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds',
+  },
   server_unavailable: {
     status: 503,
     title: 'Server unavailable',

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { isStoreUnavailable, StoreRejectedValueError } from '../store/store-errors.js';
+import { isStoreConflict, isStoreUnavailable, StoreRejectedValueError } from '../store/store-errors.js';
 
 import { PROBLEMS, type ProblemCode } from './problem-codes.js';
 
@@ -133,6 +133,14 @@ export function toHttpError(error: unknown): HttpError {
       'the database is unavailable; try again shortly',
       {},
       { cause: error },
+    );
+  }
+  if (isStoreConflict(error)) {
+    return new HttpError(
+      'store_conflict',
+      'the database ended this request’s transaction to resolve a conflict with a concurrent request; nothing of it was stored: send it again',
+      {},
+      { cause: error, headers: { 'retry-after': '1' } },
     );
   }
   if (error instanceof StoreRejectedValueError) {

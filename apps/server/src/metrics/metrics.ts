@@ -77,9 +77,13 @@ export const RETENTION_TABLES = [
 ] as const;
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
-/** store/store-errors.ts's classes: the database unreachable, a value refused, anything else. */
+/**
+ * store/store-errors.ts's classes: the database unreachable, a conflict it broke between concurrent
+ * transactions, a value refused, a duplicate, anything else.
+ */
 export const STORE_ERROR_CATEGORIES: readonly StoreErrorCategory[] = [
   'unavailable',
+  'conflict',
   'rejected_value',
   'unique_violation',
   'other',

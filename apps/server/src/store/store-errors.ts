@@ -19,6 +19,24 @@ export class StoreRejectedValueError extends Error {
 /** PostgreSQL: character_not_in_repertoire, untranslatable_character. */
 const REJECTED_VALUE_CODES = new Set(['22021', '22P05']);
 
+/**
+ * PostgreSQL ended this transaction to resolve a conflict with a concurrent one: a deadlock it
+ * broke (40P01) or a serialization failure (40001). Nothing of the transaction was kept, and the
+ * same request succeeds when sent again, so it is answered 503 with `Retry-After` (problem code
+ * `store_conflict`) and workers retry their pass, never a 500. Zekt's transactions take their
+ * locks in one order (architecture.md, item 8) precisely so that this stays rare; it is classified
+ * so that an ordering nobody foresaw costs a retry, not an unexplained error.
+ *
+ * Not retried inside the store: a transaction's work may hand deliveries to the dispatcher
+ * (delivery/handoff.ts), and only the caller knows how to undo that for a second attempt.
+ */
+export class StoreConflictError extends Error {
+  override readonly name = 'StoreConflictError';
+}
+
+/** PostgreSQL: deadlock_detected, serialization_failure. */
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
 /** The store cannot be reached (database down, connection lost). Answered with 503. */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
@@ -65,8 +83,10 @@ function looksUnavailable(error: unknown): boolean {
 /**
  * Classifies an error thrown by the database driver (classified-dialect.ts calls it for every
  * driver call): an outage becomes a `StoreUnavailableError`, a value the database cannot store a
- * `StoreRejectedValueError` (each with the driver's error as cause); anything else passes unchanged. Only errors that come from the driver are looked at, so a socket error of
- * some other origin (a client hanging up) is never mistaken for the database.
+ * `StoreRejectedValueError`, a conflict PostgreSQL broke between concurrent transactions a
+ * `StoreConflictError` (each with the driver's error as cause); anything else passes unchanged.
+ * Only errors that come from the driver are looked at, so a socket error of some other origin (a
+ * client hanging up) is never mistaken for the database.
  */
 export function classifyDriverError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
@@ -76,6 +96,12 @@ export function classifyDriverError(error: unknown): unknown {
       {
         cause: error,
       },
+    );
+  }
+  if (typeof code === 'string' && CONFLICT_CODES.has(code)) {
+    return new StoreConflictError(
+      `the database ended this transaction to resolve a conflict with a concurrent one: ${(error as Error).message}`,
+      { cause: error },
     );
   }
   if (error instanceof StoreUnavailableError || !looksUnavailable(error)) return error;
@@ -92,19 +118,29 @@ export function classifyDriverError(error: unknown): unknown {
  * workers) rather than a bug: a `StoreUnavailableError` anywhere in its cause chain.
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  return inCauseChain(error, StoreUnavailableError);
+}
+
+function inCauseChain(error: unknown, kind: new (...args: never[]) => Error): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 8; depth++) {
-    if (current instanceof StoreUnavailableError) return true;
+    if (current instanceof kind) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
 }
 
+/** Whether an error is a conflict the database broke (a `StoreConflictError` in its cause chain). */
+export function isStoreConflict(error: unknown): boolean {
+  return inCauseChain(error, StoreConflictError);
+}
+
 /** The classes of store errors the operator's metrics count (docs/operations.md, *Metrics*). */
-export type StoreErrorCategory = 'unavailable' | 'rejected_value' | 'unique_violation' | 'other';
+export type StoreErrorCategory = 'unavailable' | 'conflict' | 'rejected_value' | 'unique_violation' | 'other';
 
 export function storeErrorCategory(error: unknown): StoreErrorCategory {
   if (isStoreUnavailable(error)) return 'unavailable';
+  if (isStoreConflict(error)) return 'conflict';
   if (error instanceof StoreRejectedValueError) return 'rejected_value';
   if (isUniqueViolation(error)) return 'unique_violation';
   return 'other';
