@@ -1,7 +1,7 @@
 import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
-import { getRepositoryLockingRun } from '../store/accounts.js';
+import { getRepositoryAndWorkflowLockingRun } from '../store/accounts.js';
 import { insertEvent } from '../store/events.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage, countUsages } from '../store/usage.js';
@@ -41,8 +41,14 @@ export async function storeCompletionEvent(
       async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
         // First, and on PostgreSQL under the run's lock: a message of this run being stored right
         // now commits before this reads the run's message (store/accounts.ts).
-        const repository = await getRepositoryLockingRun(trx, options.store.dialect, run);
-        if (!repository?.provider_enabled || repository.removed_at !== null) {
+        const read = await getRepositoryAndWorkflowLockingRun(
+          trx,
+          options.store.dialect,
+          run,
+          run.summary.workflowPath,
+        );
+        const repository = read?.repository;
+        if (!read || !repository?.provider_enabled || repository.removed_at !== null) {
           return {
             outcome: 'ignored',
             detail: `${run.summary.repository} is not enabled as a provider repository`,
@@ -56,6 +62,7 @@ export async function storeCompletionEvent(
           trx,
           { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
           now,
+          { row: read.workflow },
         );
         const eventId = await insertEvent(
           trx,

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { hotQuery } from './compiled-query.js';
 import type { KeysetPage } from './page.js';
-import type { AccountRow, Database, RepositoryRow } from './schema.js';
+import type { AccountRow, Database, RepositoryRow, WorkflowRow } from './schema.js';
 
 /** Accounts and their repositories, kept in step with `installation*` webhooks. */
 
@@ -208,6 +208,90 @@ const getRepositoryLockingRunQuery = hotQuery((db, p: { repositoryId: number; ru
     .selectAll()
     .select(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${p.runKey}, 0))`.as('run_locked'))
     .where('repository_id', '=', p.repositoryId),
+);
+
+/**
+ * `getRepositoryLockingRun` for a completion webhook, with the run's workflow row (undefined when
+ * the workflow was never seen) read by the same statement: one round trip fewer per event on
+ * PostgreSQL (issue 11). The workflow row is read before the webhook's transaction writes
+ * anything, so `recordWorkflowSeen` may take it as its own read.
+ */
+export async function getRepositoryAndWorkflowLockingRun(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  run: { repositoryId: number; runId: number; runAttempt: number },
+  workflowPath: string,
+): Promise<{ repository: RepositoryRow; workflow: WorkflowRow | undefined } | undefined> {
+  const params = { repositoryId: run.repositoryId, path: workflowPath };
+  const row =
+    dialect === 'sqlite'
+      ? (await repositoryAndWorkflowQuery.execute(db, params)).rows[0]
+      : (
+          await repositoryAndWorkflowLockingRunQuery.execute(db, {
+            ...params,
+            runKey: `${run.repositoryId}:${run.runId}:${run.runAttempt}`,
+          })
+        ).rows[0];
+  if (row === undefined) return undefined;
+  const {
+    run_locked: _locked,
+    workflow_repository_id,
+    workflow_path,
+    workflow_name,
+    workflow_whitelisted,
+    workflow_blocked_count,
+    workflow_first_seen_at,
+    workflow_last_seen_at,
+    workflow_created_at,
+    workflow_updated_at,
+    ...repository
+  } = row as typeof row & { run_locked?: unknown };
+  const workflow =
+    workflow_repository_id === null || workflow_path === null
+      ? undefined
+      : {
+          repository_id: workflow_repository_id,
+          path: workflow_path,
+          name: workflow_name,
+          whitelisted: workflow_whitelisted as boolean | number,
+          blocked_count: workflow_blocked_count as number,
+          first_seen_at: workflow_first_seen_at,
+          last_seen_at: workflow_last_seen_at,
+          created_at: workflow_created_at as number,
+          updated_at: workflow_updated_at as number,
+        };
+  return { repository: repository as RepositoryRow, workflow };
+}
+
+const selectRepositoryAndWorkflow = (db: Kysely<Database>, p: { repositoryId: number; path: string }) =>
+  db
+    .selectFrom('repositories')
+    .leftJoin('workflows', (join) =>
+      join
+        .onRef('workflows.repository_id', '=', 'repositories.repository_id')
+        .on('workflows.path', '=', p.path),
+    )
+    .selectAll('repositories')
+    .select([
+      'workflows.repository_id as workflow_repository_id',
+      'workflows.path as workflow_path',
+      'workflows.name as workflow_name',
+      'workflows.whitelisted as workflow_whitelisted',
+      'workflows.blocked_count as workflow_blocked_count',
+      'workflows.first_seen_at as workflow_first_seen_at',
+      'workflows.last_seen_at as workflow_last_seen_at',
+      'workflows.created_at as workflow_created_at',
+      'workflows.updated_at as workflow_updated_at',
+    ])
+    .where('repositories.repository_id', '=', p.repositoryId);
+
+const repositoryAndWorkflowQuery = hotQuery(selectRepositoryAndWorkflow);
+
+const repositoryAndWorkflowLockingRunQuery = hotQuery(
+  (db, p: { repositoryId: number; path: string; runKey: string }) =>
+    selectRepositoryAndWorkflow(db, p).select(
+      sql<unknown>`pg_advisory_xact_lock(hashtextextended(${p.runKey}, 0))`.as('run_locked'),
+    ),
 );
 
 /** Repository names are case-insensitive on GitHub, like logins. */

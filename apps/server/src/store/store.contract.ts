@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../domain/run-summary.js';
-import { getAccountByLogin, upsertInstalledAccount, upsertRepositories } from './accounts.js';
+import {
+  getAccountByLogin,
+  getRepository,
+  getRepositoryAndWorkflowLockingRun,
+  upsertInstalledAccount,
+  upsertRepositories,
+} from './accounts.js';
 import {
   claimDueDeliveries,
   getDelivery,
@@ -191,6 +197,32 @@ export function describeStoreContract(
       await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Ship' }, later);
       expect(await seen()).toMatchObject({ first_seen_at: 1_000, last_seen_at: later });
       expect(Boolean((await seen())?.whitelisted)).toBe(true);
+    });
+
+    it("reads a run's repository and its workflow in one statement, as each is read alone", async () => {
+      await installRepository('acme', false);
+      const path = '.github/workflows/deploy.yml';
+      const run = { repositoryId: 10, runId: 77, runAttempt: 1 };
+      const read = () =>
+        store.transaction((trx) => getRepositoryAndWorkflowLockingRun(trx, store.dialect, run, path));
+      const repository = await getRepository(store.db, 10);
+      expect(await read()).toEqual({ repository, workflow: undefined });
+      await setWhitelisted(store.db, 10, path, true, 500);
+      await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Deploy' }, 1_000);
+      const workflow = await getWorkflow(store.db, 10, path);
+      expect(workflow).toBeDefined();
+      expect(await read()).toEqual({ repository, workflow });
+      // Another workflow of the repository is not this run's.
+      expect(
+        await store.transaction((trx) =>
+          getRepositoryAndWorkflowLockingRun(trx, store.dialect, run, '.github/workflows/other.yml'),
+        ),
+      ).toEqual({ repository, workflow: undefined });
+      expect(
+        await store.transaction((trx) =>
+          getRepositoryAndWorkflowLockingRun(trx, store.dialect, { ...run, repositoryId: 99 }, path),
+        ),
+      ).toBeUndefined();
     });
 
     it('counts usage per account and month', async () => {

@@ -17,15 +17,17 @@ export const WORKFLOW_SEEN_PRECISION_MS = 60_000;
 /**
  * Records that a run of the workflow was seen; `last_seen_at` is kept to within a minute. Returns
  * the row as read when it needed no write (routing can use it instead of reading it again), or
- * undefined when it was written.
+ * undefined when it was written. `read` is the row as this transaction already read it (undefined
+ * inside it: never seen), to spare reading it again.
  */
 export async function recordWorkflowSeen(
   db: Kysely<Database>,
   workflow: { repositoryId: number; path: string; name: string },
   now: number,
+  read?: { row: WorkflowRow | undefined },
 ): Promise<WorkflowRow | undefined> {
   const { repositoryId, path, name } = workflow;
-  const seen = await getWorkflow(db, repositoryId, path);
+  const seen = read ? read.row : await getWorkflow(db, repositoryId, path);
   if (
     seen !== undefined &&
     seen.name === name &&
