@@ -255,8 +255,11 @@ export interface ZektTargetOptions {
   durable: boolean;
   /** A throwaway PostgreSQL database (its public schema is emptied first); unset: SQLite. */
   databaseUrl?: string | undefined;
-  /** Worker processes beside one API process; 0: one process with every role (the default deployment). */
-  workers?: number;
+  /**
+   * `all` (the default deployment): one process with every role. `api`: the API process alone;
+   * worker processes join it through `addWorkers`.
+   */
+  role?: 'all' | 'api';
   /** Extra settings of the zekt processes. */
   env?: Record<string, string>;
   execArgv?: string[];
@@ -283,7 +286,6 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
     ZEKT_INSTALLATION_DISPATCH_RATE: '0',
     ...options.env,
   };
-  const workers = options.workers ?? 0;
   const servers: ServerProcess[] = [];
   const stopAll = async () => {
     for (const server of servers.reverse()) await server.stop();
@@ -296,7 +298,7 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
         cli: CLI,
         env,
         url: zektUrl,
-        role: workers > 0 ? 'api' : 'all',
+        role: options.role ?? 'all',
         readRequestLog: false,
         ...(options.execArgv ? { execArgv: options.execArgv } : {}),
       }),

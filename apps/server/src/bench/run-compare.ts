@@ -272,7 +272,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
             name: INGESTION_NAME,
             consumers: [FAST_CONSUMER],
             durable: true,
-            workers: 1,
+            role: 'api',
             ...profiled,
           });
           return { ...zekt, consumers: [] };
@@ -404,7 +404,7 @@ async function measureScaling(
           consumers: SCALING_CONSUMERS,
           durable: true,
           databaseUrl,
-          workers,
+          role: 'api',
         }),
       async (target) => {
         target.sim?.injectFaults({
