@@ -1,58 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../src/test-support/harness.js';
+import { OAuthBrowser } from '../src/test-support/oauth-browser.js';
 
 /**
  * The console's "log in with GitHub" (SPEC 9) against the simulator's OAuth pages, followed the
  * way a browser follows it: redirects by hand, cookies carried from `Set-Cookie`.
  */
 let h: Harness;
-
-/** A browser: a cookie jar and manual redirects. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(private readonly origin: string) {}
-
-  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
-    return this.request('GET', url, headers);
-  }
-
-  async request(method: string, url: string, headers: Record<string, string> = {}, body?: unknown) {
-    const target = new URL(url, this.origin);
-    const sameSite = target.origin === this.origin;
-    const response = await fetch(target, {
-      method,
-      redirect: 'manual',
-      headers: {
-        ...(sameSite && this.cookies.size > 0
-          ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
-          : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (sameSite) {
-      for (const cookie of response.headers.getSetCookie()) {
-        const [pair = ''] = cookie.split(';');
-        const [name = '', value = ''] = pair.split('=');
-        if (/Max-Age=0/.test(cookie)) this.cookies.delete(name);
-        else this.cookies.set(name, value);
-      }
-    }
-    return response;
-  }
-
-  /** /auth/login → GitHub's authorize page (as `login`) → /auth/callback; the callback's answer. */
-  async logIn(login: string, returnTo?: string): Promise<Response> {
-    const start = await this.get(`/auth/login${returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : ''}`);
-    expect(start.status).toBe(302);
-    const authorize = new URL(start.headers.get('location')!);
-    authorize.searchParams.set('login', login);
-    const github = await this.get(authorize.toString());
-    expect(github.status).toBe(302);
-    return this.get(github.headers.get('location')!);
-  }
-}
 
 describe('console login', () => {
   beforeEach(async () => {
@@ -74,7 +28,7 @@ describe('console login', () => {
   });
 
   it('logs in through GitHub, starts a session and refreshes memberships from the installations', async () => {
-    const browser = new Browser(h.url);
+    const browser = new OAuthBrowser(h.url);
     const start = await browser.get('/auth/login');
     expect(start.status).toBe(302);
     const authorize = new URL(start.headers.get('location')!);
@@ -111,7 +65,7 @@ describe('console login', () => {
 
     // Access lost on GitHub is lost at the next login; the session's user stays the same person.
     h.sim.removeOrgMember('globex', 'alice');
-    const again = new Browser(h.url);
+    const again = new OAuthBrowser(h.url);
     expect((await again.logIn('alice')).status).toBe(302);
     const after = (await (await again.get('/api/v1/me')).json()) as { accounts: Array<{ login: string }> };
     expect(after.accounts.map((a) => a.login)).toEqual(['acme']);
@@ -121,16 +75,20 @@ describe('console login', () => {
   });
 
   it('lands on the console path the login started from, never on another site', async () => {
-    expect((await new Browser(h.url).logIn('alice', '/connections?x=1')).headers.get('location')).toBe(
-      '/connections?x=1',
-    );
+    expect(
+      (await new OAuthBrowser(h.url).logIn('alice', { returnTo: '/connections?x=1' })).headers.get(
+        'location',
+      ),
+    ).toBe('/connections?x=1');
     for (const evil of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-      expect((await new Browser(h.url).logIn('alice', evil)).headers.get('location')).toBe('/');
+      expect((await new OAuthBrowser(h.url).logIn('alice', { returnTo: evil })).headers.get('location')).toBe(
+        '/',
+      );
     }
   });
 
   it('ends the session at logout', async () => {
-    const browser = new Browser(h.url);
+    const browser = new OAuthBrowser(h.url);
     await browser.logIn('alice');
     const cookie = browser.cookies.get('zekt_session')!;
     const logout = await browser.request('POST', '/auth/logout');
@@ -142,7 +100,7 @@ describe('console login', () => {
   });
 
   it('accepts changes with the session only from the console’s own origin', async () => {
-    const browser = new Browser(h.url);
+    const browser = new OAuthBrowser(h.url);
     await browser.logIn('alice');
     const path = '/api/v1/repositories/acme/api/workflows/deploy.yml';
     const forged = await browser.request(
@@ -168,8 +126,8 @@ describe('console login', () => {
 
   describe('refuses', () => {
     it('a callback whose state this browser was not given (login CSRF), and a reused state', async () => {
-      const victim = new Browser(h.url);
-      const attacker = new Browser(h.url);
+      const victim = new OAuthBrowser(h.url);
+      const attacker = new OAuthBrowser(h.url);
       const start = await attacker.get('/auth/login');
       const authorize = new URL(start.headers.get('location')!);
       authorize.searchParams.set('login', 'mallory');
@@ -189,7 +147,7 @@ describe('console login', () => {
     });
 
     it('a code GitHub does not accept, with GitHub’s reason', async () => {
-      const browser = new Browser(h.url);
+      const browser = new OAuthBrowser(h.url);
       const start = await browser.get('/auth/login');
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
       const response = await browser.get(`/auth/callback?code=0123456789abcdef0123&state=${state}`);
@@ -201,7 +159,7 @@ describe('console login', () => {
     });
 
     it('a login the user declined on GitHub', async () => {
-      const browser = new Browser(h.url);
+      const browser = new OAuthBrowser(h.url);
       const start = await browser.get('/auth/login');
       const state = new URL(start.headers.get('location')!).searchParams.get('state')!;
       const response = await browser.get(
