@@ -215,6 +215,11 @@ const getRepositoryLockingRunQuery = hotQuery((db, p: { repositoryId: number; ru
  * the workflow was never seen) read by the same statement: one round trip fewer per event on
  * PostgreSQL (issue 11). The workflow row is read before the webhook's transaction writes
  * anything, so `recordWorkflowSeen` may take it as its own read.
+ *
+ * Only rows the run's lock does not guard may join this statement. PostgreSQL takes a statement's
+ * snapshot when the statement starts, before `pg_advisory_xact_lock` waits, so what it reads
+ * predates a transaction that held the lock and committed meanwhile. The workflow's sighting does
+ * not care; the run's message does, which is why routing reads it in a statement of its own.
  */
 export async function getRepositoryAndWorkflowLockingRun(
   db: Kysely<Database>,
