@@ -133,9 +133,9 @@ export async function setDurable(
  * claim would read them: a delivery handed to the dispatcher at creation is not read again).
  *
  * Read in the routing transaction, never from a cache (issue 11 weighed one): it costs ~7 µs on
- * SQLite, and across processes on PostgreSQL a cache learns of a revoked subscription or a
- * suspended installation only after the change commits and its notification arrives, a window in
- * which an event would still be delivered to a consumer that no longer may receive it.
+ * SQLite, and across processes on PostgreSQL a cache learns of a revoked subscription, or of the
+ * App uninstalled from a consumer, only after the change commits and its notification arrives: a
+ * window in which an event would still be delivered where it no longer may go.
  */
 export async function routableSubscriptions(
   db: Kysely<Database>,
