@@ -47,13 +47,13 @@ export async function storeCompletionEvent(
           run,
           run.summary.workflowPath,
         );
-        const repository = read?.repository;
-        if (!read || !repository?.provider_enabled || repository.removed_at !== null) {
+        if (!read?.repository.provider_enabled || read.repository.removed_at !== null) {
           return {
             outcome: 'ignored',
             detail: `${run.summary.repository} is not enabled as a provider repository`,
           };
         }
+        const { repository } = read;
         if (!(await recordWebhookDelivery(trx, delivery, now))) {
           return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
         }

@@ -194,9 +194,12 @@ export async function getRepositoryLockingRun(
   run: { repositoryId: number; runId: number; runAttempt: number },
 ): Promise<RepositoryRow | undefined> {
   if (dialect === 'sqlite') return getRepository(db, run.repositoryId);
-  const runKey = `${run.repositoryId}:${run.runId}:${run.runAttempt}`;
-  const row = (await getRepositoryLockingRunQuery.execute(db, { repositoryId: run.repositoryId, runKey }))
-    .rows[0];
+  const row = (
+    await getRepositoryLockingRunQuery.execute(db, {
+      repositoryId: run.repositoryId,
+      runKey: runLockKey(run),
+    })
+  ).rows[0];
   if (row === undefined) return undefined;
   const { run_locked: _locked, ...repository } = row;
   return repository;
@@ -206,9 +209,16 @@ const getRepositoryLockingRunQuery = hotQuery((db, p: { repositoryId: number; ru
   db
     .selectFrom('repositories')
     .selectAll()
-    .select(sql<unknown>`pg_advisory_xact_lock(hashtextextended(${p.runKey}, 0))`.as('run_locked'))
+    .select(lockingRun(p.runKey))
     .where('repository_id', '=', p.repositoryId),
 );
+
+/** The run's advisory lock, taken by the statement that selects it (released at COMMIT). */
+const lockingRun = (runKey: string) =>
+  sql<unknown>`pg_advisory_xact_lock(hashtextextended(${runKey}, 0))`.as('run_locked');
+
+const runLockKey = (run: { repositoryId: number; runId: number; runAttempt: number }) =>
+  `${run.repositoryId}:${run.runId}:${run.runAttempt}`;
 
 /**
  * `getRepositoryLockingRun` for a completion webhook, with the run's workflow row (undefined when
@@ -231,42 +241,35 @@ export async function getRepositoryAndWorkflowLockingRun(
   const row =
     dialect === 'sqlite'
       ? (await repositoryAndWorkflowQuery.execute(db, params)).rows[0]
-      : (
-          await repositoryAndWorkflowLockingRunQuery.execute(db, {
-            ...params,
-            runKey: `${run.repositoryId}:${run.runId}:${run.runAttempt}`,
-          })
-        ).rows[0];
+      : (await repositoryAndWorkflowLockingRunQuery.execute(db, { ...params, runKey: runLockKey(run) }))
+          .rows[0];
   if (row === undefined) return undefined;
-  const {
-    run_locked: _locked,
-    workflow_repository_id,
-    workflow_path,
-    workflow_name,
-    workflow_whitelisted,
-    workflow_blocked_count,
-    workflow_first_seen_at,
-    workflow_last_seen_at,
-    workflow_created_at,
-    workflow_updated_at,
-    ...repository
-  } = row as typeof row & { run_locked?: unknown };
-  const workflow =
-    workflow_repository_id === null || workflow_path === null
-      ? undefined
-      : {
-          repository_id: workflow_repository_id,
-          path: workflow_path,
-          name: workflow_name,
-          whitelisted: workflow_whitelisted as boolean | number,
-          blocked_count: workflow_blocked_count as number,
-          first_seen_at: workflow_first_seen_at,
-          last_seen_at: workflow_last_seen_at,
-          created_at: workflow_created_at as number,
-          updated_at: workflow_updated_at as number,
-        };
-  return { repository: repository as RepositoryRow, workflow };
+  const repository: Record<string, unknown> = {};
+  const workflow: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column.startsWith(WORKFLOW_PREFIX)) workflow[column.slice(WORKFLOW_PREFIX.length)] = value;
+    else if (column !== 'run_locked') repository[column] = value;
+  }
+  return {
+    repository: repository as RepositoryRow,
+    // The left join found no row: every column of the workflow is null, its key too.
+    workflow: workflow.repository_id === null ? undefined : (workflow as WorkflowRow),
+  };
 }
+
+/** The workflow's columns come back beside the repository's under this prefix. */
+const WORKFLOW_PREFIX = 'workflow__';
+const WORKFLOW_COLUMNS: ReadonlyArray<keyof WorkflowRow> = [
+  'repository_id',
+  'path',
+  'name',
+  'whitelisted',
+  'blocked_count',
+  'first_seen_at',
+  'last_seen_at',
+  'created_at',
+  'updated_at',
+];
 
 const selectRepositoryAndWorkflow = (db: Kysely<Database>, p: { repositoryId: number; path: string }) =>
   db
@@ -277,26 +280,14 @@ const selectRepositoryAndWorkflow = (db: Kysely<Database>, p: { repositoryId: nu
         .on('workflows.path', '=', p.path),
     )
     .selectAll('repositories')
-    .select([
-      'workflows.repository_id as workflow_repository_id',
-      'workflows.path as workflow_path',
-      'workflows.name as workflow_name',
-      'workflows.whitelisted as workflow_whitelisted',
-      'workflows.blocked_count as workflow_blocked_count',
-      'workflows.first_seen_at as workflow_first_seen_at',
-      'workflows.last_seen_at as workflow_last_seen_at',
-      'workflows.created_at as workflow_created_at',
-      'workflows.updated_at as workflow_updated_at',
-    ])
+    .select(WORKFLOW_COLUMNS.map((column) => sql.ref(`workflows.${column}`).as(WORKFLOW_PREFIX + column)))
     .where('repositories.repository_id', '=', p.repositoryId);
 
 const repositoryAndWorkflowQuery = hotQuery(selectRepositoryAndWorkflow);
 
 const repositoryAndWorkflowLockingRunQuery = hotQuery(
   (db, p: { repositoryId: number; path: string; runKey: string }) =>
-    selectRepositoryAndWorkflow(db, p).select(
-      sql<unknown>`pg_advisory_xact_lock(hashtextextended(${p.runKey}, 0))`.as('run_locked'),
-    ),
+    selectRepositoryAndWorkflow(db, p).select(lockingRun(p.runKey)),
 );
 
 /** Repository names are case-insensitive on GitHub, like logins. */
