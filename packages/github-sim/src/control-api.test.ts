@@ -118,6 +118,10 @@ describe('the control API (/_sim)', () => {
       body: { guid, redelivery: true },
     });
     expect((await control('POST', '/webhook-deliveries/nope/redeliver')).status).toBe(400);
+    expect(
+      await control('POST', `/webhook-deliveries/${guid}/redeliver?hook_id=${sim.app.hookId}`),
+    ).toMatchObject({ status: 200, body: { guid, hookId: sim.app.hookId, redelivery: true } });
+    expect((await control('POST', `/webhook-deliveries/${guid}/redeliver?hook_id=x`)).status).toBe(400);
 
     expect((await control('DELETE', `/installations/${id}`)).body).toMatchObject({
       delivery: { action: 'deleted' },

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { newGuid } from './ids.js';
 import { hookPayload } from './payloads/hook-payload.js';
 import { userPayload } from './payloads/user-payload.js';
 import type { SimContext } from './sim-context.js';
@@ -43,16 +44,20 @@ export function sendPing(
   });
 }
 
-/** Sends an event to every hook of the repository that subscribed to it; resolves in hook order. */
+/**
+ * Sends an event to every hook of the repository that subscribed to it, under one GUID (the
+ * event's, as GitHub does: `guid` when the event goes to other hooks too); resolves in hook order.
+ */
 export function sendToRepositoryHooks(
   ctx: SimContext,
   repo: RepositoryRecord,
   event: string,
   payload: unknown,
+  guid: string = newGuid(),
 ): Promise<WebhookDeliveryRecord[]> {
   const hooks = ctx.state.hooksOfRepository(repo.id).filter((hook) => hookSubscribes(hook, event));
   return Promise.all(
-    hooks.map((hook) => ctx.webhooks.send(repositoryHookTarget(hook, repo), event, payload)),
+    hooks.map((hook) => ctx.webhooks.send(repositoryHookTarget(hook, repo), event, payload, guid)),
   );
 }
 

@@ -93,7 +93,12 @@ export interface GitHubSimulator {
   journal(): JournalEntry[];
   clearJournal(): void;
   webhookDeliveries(): WebhookDeliveryRecord[];
-  redeliver(guid: string): Promise<WebhookDeliveryRecord>;
+  /**
+   * Sends a delivery again under its GUID (GitHub's *Redeliver*). A GUID is the event's, shared by
+   * every hook that received it: name the hook when it went to several.
+   * @example sim.redeliver(run.webhooks[0].guid, { hookId: run.webhooks[0].hookId })
+   */
+  redeliver(guid: string, options?: { hookId?: number }): Promise<WebhookDeliveryRecord>;
   /**
    * Fails the next matching webhook deliveries without sending them (a receiver that was down):
    * recorded as failed, listed by `GET …/hooks/{hook_id}/deliveries`, never retried by themselves.

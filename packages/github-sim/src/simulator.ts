@@ -148,7 +148,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
       state.journal.length = 0;
     },
     webhookDeliveries: () => structuredClone(state.deliveries),
-    redeliver: (guid) => redeliverWebhook(ctx, guid),
+    redeliver: (guid, options = {}) => redeliverWebhook(ctx, guid, options.hookId),
     dropWebhooks: (rule) => webhookDrops.add(rule),
     clearWebhookDrops: (id) => webhookDrops.clear(id),
     webhookDrops: () => webhookDrops.list(),

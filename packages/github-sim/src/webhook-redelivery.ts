@@ -5,11 +5,31 @@ import { appHookTarget, repositoryHookTarget } from './webhook-targets.js';
 
 /**
  * Sends a delivery again under its GUID, to where its hook points now: GitHub's "Redeliver"
- * (`POST …/deliveries/{delivery_id}/attempts`, `redeliver(guid)`).
+ * (`POST …/deliveries/{delivery_id}/attempts`, `redeliver(guid, { hookId })`). A GUID is the
+ * event's, shared by every hook that received it, so a redelivery names its hook; `hookId` may be
+ * left out when the GUID went to one hook only.
  */
-export function redeliverWebhook(ctx: SimContext, guid: string): Promise<WebhookDeliveryRecord> {
-  const sent = ctx.webhooks.sentDelivery(guid);
-  if (sent === undefined) throw new SimInputError(`no webhook delivery with GUID ${guid}`);
+export async function redeliverWebhook(
+  ctx: SimContext,
+  guid: string,
+  hookId?: number,
+): Promise<WebhookDeliveryRecord> {
+  const candidates = ctx.webhooks
+    .sentDeliveries(guid)
+    .filter((sent) => hookId === undefined || sent.hookId === hookId);
+  const [sent] = candidates;
+  if (sent === undefined) {
+    throw new SimInputError(
+      hookId === undefined
+        ? `no webhook delivery with GUID ${guid}`
+        : `no webhook delivery with GUID ${guid} to hook ${hookId}`,
+    );
+  }
+  if (candidates.length > 1) {
+    throw new SimInputError(
+      `GUID ${guid} went to hooks ${candidates.map((c) => c.hookId).join(', ')}: say which one to redeliver to (hookId)`,
+    );
+  }
   if (sent.hookType === 'app') return ctx.webhooks.redeliver(guid, appHookTarget(ctx));
   const hook = ctx.state.hooks.get(sent.hookId);
   const repo = hook === undefined ? undefined : ctx.state.repositories.get(hook.repositoryId);

@@ -30,11 +30,16 @@ export interface DropDecision {
 }
 
 interface SentDelivery {
+  guid: string;
   event: string;
   body: string;
   hookType: WebhookTarget['hookType'];
   hookId: number;
 }
+
+/** One event's delivery to one hook: a GUID is the event's, so it names a delivery only with its hook. */
+const sentKey = (sent: Pick<SentDelivery, 'guid' | 'hookType' | 'hookId'>) =>
+  `${sent.hookType}:${sent.hookId}:${sent.guid}`;
 
 export interface WebhookSenderOptions {
   clock: Clock;
@@ -60,23 +65,39 @@ export class WebhookSender {
 
   constructor(private readonly options: WebhookSenderOptions) {}
 
-  /** Sends a new delivery (new GUID) and resolves with its record once it finished. */
-  send(target: WebhookTarget, event: string, payload: unknown): Promise<WebhookDeliveryRecord> {
-    const guid = newGuid();
+  /**
+   * Sends one event to one hook and resolves with its record once it finished. `guid` is the
+   * event's: GitHub gives one event the same `X-GitHub-Delivery` on every hook that receives it
+   * ("shared with all deliveries for all webhooks that subscribe to this event",
+   * https://docs.github.com/rest/repos/webhooks#list-deliveries-for-a-repository-webhook), so a
+   * caller sending one event to several hooks passes the same GUID to each; by default the
+   * delivery is an event of its own.
+   */
+  send(
+    target: WebhookTarget,
+    event: string,
+    payload: unknown,
+    guid: string = newGuid(),
+  ): Promise<WebhookDeliveryRecord> {
     const body = JSON.stringify(payload);
-    this.sent.set(guid, { event, body, hookType: target.hookType, hookId: target.hookId });
+    const sent = { guid, event, body, hookType: target.hookType, hookId: target.hookId };
+    this.sent.set(sentKey(sent), sent);
     return this.deliver(guid, target, event, body, false);
   }
 
-  /** What was sent under a GUID, for redelivery; undefined for an unknown GUID. */
-  sentDelivery(guid: string): SentDelivery | undefined {
-    return this.sent.get(guid);
+  /** What was sent under a GUID, one entry per hook it went to, for redelivery. */
+  sentDeliveries(guid: string): SentDelivery[] {
+    return [...this.sent.values()].filter((sent) => sent.guid === guid);
   }
 
-  /** Sends the same body under the same GUID again, like GitHub's "Redeliver" button. */
+  /**
+   * Sends the same body under the same GUID to the same hook again, like GitHub's "Redeliver"
+   * button: "the X-GitHub-Delivery header will be the same as in the original delivery"
+   * (https://docs.github.com/webhooks/using-webhooks/best-practices-for-using-webhooks).
+   */
   redeliver(guid: string, target: WebhookTarget): Promise<WebhookDeliveryRecord> {
-    const sent = this.sent.get(guid);
-    if (sent === undefined) throw new Error(`no delivery with GUID ${guid}`);
+    const sent = this.sent.get(sentKey({ guid, hookType: target.hookType, hookId: target.hookId }));
+    if (sent === undefined) throw new Error(`no delivery with GUID ${guid} to hook ${target.hookId}`);
     return this.deliver(guid, target, sent.event, sent.body, true);
   }
 

@@ -224,11 +224,26 @@ describe('a scripted provider run with a message', () => {
       'app:completed:200',
     ]);
 
-    // Redelivery: same GUID, byte-identical body.
-    const original = result.webhooks[0];
-    const redelivered = await sim.redeliver(original?.guid ?? '');
-    expect(redelivered).toMatchObject({ guid: original?.guid, redelivery: true, status: 200 });
-    const copies = receiver.requests.filter((r) => r.headers['x-github-delivery'] === original?.guid);
+    // One event, one GUID on every hook that receives it, as GitHub's `guid` is "shared with all
+    // deliveries for all webhooks that subscribe to this event"; each hook says who it is.
+    const [original, toApp] = result.webhooks;
+    expect(toApp?.guid).toBe(original?.guid);
+    expect(toApp?.hookId).not.toBe(original?.hookId);
+    expect(appCopy.headers['x-github-delivery']).toBe(original?.guid);
+    expect(appCopy.headers['x-github-hook-id']).toBe(String(sim.app.hookId));
+
+    // Redelivery: same GUID, byte-identical body, to the hook named (the GUID alone is ambiguous).
+    await expect(sim.redeliver(original?.guid ?? '')).rejects.toThrow(/went to hooks .*hookId/);
+    const redelivered = await sim.redeliver(original?.guid ?? '', { hookId: original?.hookId ?? 0 });
+    expect(redelivered).toMatchObject({
+      guid: original?.guid,
+      hookId: original?.hookId,
+      redelivery: true,
+      status: 200,
+    });
+    const copies = receiver.requests.filter(
+      (r) => r.headers['x-github-delivery'] === original?.guid && r.path !== '/app-hook',
+    );
     expect(copies).toHaveLength(2);
     expect(copies[1]?.rawBody.equals(copies[0]?.rawBody ?? Buffer.alloc(0))).toBe(true);
     expect(copies[1]?.headers['x-hub-signature-256']).toBe(copies[0]?.headers['x-hub-signature-256']);
@@ -309,6 +324,34 @@ describe('a scripted provider run with a message', () => {
     expect(received.headers['x-hub-signature-256']).toBe(signatureOf('k', received));
     expect(await sim.sendRepositoryWebhook('alice/svc', 'push', { ref: 'refs/heads/main' })).toEqual([]);
     await expect(sim.sendRepositoryWebhook('alice/none', 'push', {})).rejects.toThrow(/unknown repository/);
+
+    // A second hook on the repository (a provider hook and a completion-tracking hook, say): each
+    // event reaches both under one GUID, each hook with its own id and signature; the next event
+    // has a GUID of its own.
+    await api(sim, 'POST', '/repos/alice/svc/hooks', {
+      authorization: `token ${token}`,
+      body: {
+        config: { url: `${receiver.url}/h2`, content_type: 'json', secret: 'k2' },
+        events: ['workflow_run'],
+      },
+    });
+    const both = await sim.sendRepositoryWebhook('alice/svc', 'workflow_run', { action: 'completed' });
+    expect(both).toHaveLength(2);
+    expect(both[1]?.guid).toBe(both[0]?.guid);
+    expect(new Set(both.map((d) => d.hookId)).size).toBe(2);
+    const copies = receiver.requests.filter((r) => r.headers['x-github-delivery'] === both[0]?.guid);
+    expect(copies.map((r) => r.path).sort()).toEqual(['/h', '/h2']);
+    const second = await receiver.waitFor(
+      (r) => r.path === '/h2' && r.headers['x-github-delivery'] === both[0]?.guid,
+    );
+    expect(second.headers['x-hub-signature-256']).toBe(signatureOf('k2', second));
+    expect(second.headers['x-github-hook-id']).toBe(String(both[1]?.hookId));
+    const next = await sim.sendRepositoryWebhook('alice/svc', 'workflow_run', { action: 'completed' });
+    expect(next[0]?.guid).not.toBe(both[0]?.guid);
+    // Redelivered to the one hook named, under the event's GUID.
+    const again = await sim.redeliver(both[0]?.guid ?? '', { hookId: both[1]?.hookId ?? 0 });
+    expect(again).toMatchObject({ guid: both[0]?.guid, hookId: both[1]?.hookId, redelivery: true });
+    await expect(sim.redeliver(both[0]?.guid ?? '', { hookId: 1 })).rejects.toThrow(/to hook 1/);
   });
 
   it('refuses runs in repositories without an installation', async () => {

@@ -1,4 +1,4 @@
-import { prefixedNodeId, randomAlphanumeric, randomHex } from './ids.js';
+import { newGuid, prefixedNodeId, randomAlphanumeric, randomHex } from './ids.js';
 import { grants } from './installation-tokens.js';
 import { runMessageStep } from './message-step.js';
 import { DEFAULT_MESSAGE_AUDIENCE } from './oidc-tokens.js';
@@ -145,16 +145,20 @@ export async function sendWorkflowRun(
     ...repositoryEventFields(ctx, repo),
     sender: userPayload(run.triggeringActor, ctx.urls),
   };
-  const toRepositoryHooks = sendToRepositoryHooks(ctx, repo, 'workflow_run', payload);
+  // One event, one GUID, whichever hooks receive it (the repository's and the App's).
+  const guid = newGuid();
+  const toRepositoryHooks = sendToRepositoryHooks(ctx, repo, 'workflow_run', payload, guid);
   const installation = ctx.state.installationOfRepository(repo);
   const toApp =
     installation !== undefined &&
     ctx.app.events.includes('workflow_run') &&
     grants(installation.permissions.actions, 'read')
-      ? ctx.webhooks.send(appHookTarget(ctx), 'workflow_run', {
-          ...payload,
-          installation: installationRefPayload(installation),
-        })
+      ? ctx.webhooks.send(
+          appHookTarget(ctx),
+          'workflow_run',
+          { ...payload, installation: installationRefPayload(installation) },
+          guid,
+        )
       : null;
   return [...(await toRepositoryHooks), ...(toApp === null ? [] : [await toApp])];
 }

@@ -216,7 +216,14 @@ export async function controlPlugin(
     sim.clearWebhookDrops(request.params.id);
     return reply.code(204).send();
   });
-  instance.post<{ Params: { guid: string } }>('/webhook-deliveries/:guid/redeliver', async (request) =>
-    sim.redeliver(request.params.guid),
+  // `?hook_id=` names the hook when the GUID (the event's) went to several.
+  instance.post<{ Params: { guid: string }; Querystring: { hook_id?: string } }>(
+    '/webhook-deliveries/:guid/redeliver',
+    async (request) => {
+      const raw = request.query.hook_id;
+      if (raw !== undefined && !/^\d+$/.test(raw))
+        throw new SimInputError(`hook_id must be a number; got ${raw}`);
+      return sim.redeliver(request.params.guid, raw === undefined ? {} : { hookId: Number(raw) });
+    },
   );
 }

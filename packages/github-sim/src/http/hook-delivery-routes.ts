@@ -68,9 +68,13 @@ function listPage(
 }
 
 /** Redelivers after the response has gone out: GitHub answers 202 before it sends. */
-function redeliverAfterResponse(ctx: SimContext, reply: FastifyReply, guid: string): void {
+function redeliverAfterResponse(
+  ctx: SimContext,
+  reply: FastifyReply,
+  delivery: { guid: string; hookId: number },
+): void {
   reply.raw.once('finish', () => {
-    redeliverWebhook(ctx, guid).catch(() => undefined);
+    redeliverWebhook(ctx, delivery.guid, delivery.hookId).catch(() => undefined);
   });
 }
 
@@ -127,7 +131,7 @@ export function registerHookDeliveryRoutes(api: FastifyInstance, ctx: SimContext
     async (request, reply) => {
       const deliveries = await repositoryHookDeliveries(request, 'write', DOCS.redeliverRepo);
       const delivery = findDelivery(deliveries, request.params.delivery_id, DOCS.redeliverRepo);
-      redeliverAfterResponse(ctx, reply, delivery.guid);
+      redeliverAfterResponse(ctx, reply, delivery);
       return reply.code(202).send({});
     },
   );
@@ -144,7 +148,7 @@ export function registerHookDeliveryRoutes(api: FastifyInstance, ctx: SimContext
     async (request, reply) => {
       const deliveries = await appHookDeliveries(request, DOCS.redeliverApp);
       const delivery = findDelivery(deliveries, request.params.delivery_id, DOCS.redeliverApp);
-      redeliverAfterResponse(ctx, reply, delivery.guid);
+      redeliverAfterResponse(ctx, reply, delivery);
       return reply.code(202).send({});
     },
   );
