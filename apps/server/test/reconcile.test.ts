@@ -55,6 +55,7 @@ describe('the reconciler', () => {
         githubDeliveryId: dropped?.id,
         event: 'workflow_run',
         action: 'completed',
+        ask: 1,
       },
     ]);
     expect(report.recovered.map((r) => r.guid)).toEqual([dropped?.guid]);

@@ -33,7 +33,7 @@ describe('webhook ingestion', () => {
   });
   const counts = async () => ({
     events: (await h.zekt.store.db.selectFrom('events').select('event_id').execute()).length,
-    guids: (await h.zekt.store.db.selectFrom('webhook_deliveries').select('delivery_guid').execute()).length,
+    guids: (await h.zekt.store.db.selectFrom('webhook_receipts').select('delivery_guid').execute()).length,
   });
   const completed = completedWorkflowRunExample();
 

@@ -201,6 +201,8 @@ export interface WebhookDropRule {
   /** `owner/name`: that repository's hooks only. */
   repository?: string;
   hookType?: 'repository' | 'app';
+  /** That hook only (`X-GitHub-Hook-ID`): one of a repository's hooks, or the App's. */
+  hookId?: number;
   /** How many deliveries to drop (default 1). */
   count?: number;
   /** Record the drop as this HTTP answer (400–599) instead of a failed connection. */

@@ -53,6 +53,7 @@ describe('dropping webhooks', () => {
       [{ event: 'Workflow Run' }, 'event'],
       [{ repository: 'acme' }, 'repository'],
       [{ hookType: 'org' }, 'hookType'],
+      [{ hookId: 0 }, 'hookId'],
       [{ count: 0 }, 'count'],
       [{ status: 200 }, 'status'],
     ] as const) {
@@ -128,5 +129,42 @@ describe('dropping webhooks', () => {
     const later = `token ${await installationToken(sim, installationId, {}, Math.floor(clock.now().getTime() / 1000))}`;
     const old = await api(sim, 'GET', `/repos/acme/api/hooks/${hookId}/deliveries`, { authorization: later });
     expect(old).toMatchObject({ status: 200, body: [] });
+  });
+});
+
+describe('dropping the webhooks of one hook', () => {
+  it('drops one hook of a repository, whose other hook receives the same event under the same GUID', async () => {
+    const own = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    const ownReceiver = await startReceiver();
+    try {
+      const { installation } = await own.createInstallation({
+        account: { login: 'initech' },
+        repositories: ['tps'],
+      });
+      const auth = `token ${await installationToken(own, installation.id)}`;
+      const hookIds: number[] = [];
+      for (const path of ['/provider', '/completion']) {
+        const hook = await api(own, 'POST', '/repos/initech/tps/hooks', {
+          authorization: auth,
+          body: {
+            config: { url: `${ownReceiver.url}${path}`, content_type: 'json', secret: 's' },
+            events: ['workflow_run'],
+          },
+        });
+        hookIds.push((hook.body as { id: number }).id);
+      }
+      own.dropWebhooks({ event: 'workflow_run', hookId: hookIds[1] ?? 0 });
+      const { webhooks } = await own.runWorkflow({ repository: 'initech/tps', workflow: 'ci.yml' });
+      expect(webhooks.map((d) => [d.hookId, d.status])).toEqual([
+        [hookIds[0], 200],
+        [hookIds[1], null],
+      ]);
+      expect(webhooks[1]?.guid).toBe(webhooks[0]?.guid);
+      const runs = ownReceiver.requests.filter((r) => r.headers['x-github-event'] === 'workflow_run');
+      expect(runs.map((r) => r.path)).toEqual(['/provider']);
+    } finally {
+      await own.close();
+      await ownReceiver.close();
+    }
   });
 });

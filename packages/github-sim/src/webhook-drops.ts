@@ -23,7 +23,7 @@ export class WebhookDrops {
 
   add(raw: WebhookDropRule): { id: string } {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('the rule must be an object');
-    const { event, repository, hookType, count, status } = raw;
+    const { event, repository, hookType, hookId, count, status } = raw;
     if (event !== undefined && (typeof event !== 'string' || !/^[a-z_]+$/.test(event))) {
       fail(`event must be a GitHub event name such as "workflow_run"; got ${JSON.stringify(event)}`);
     }
@@ -36,6 +36,9 @@ export class WebhookDrops {
     if (hookType !== undefined && hookType !== 'repository' && hookType !== 'app') {
       fail('hookType must be "repository" or "app"');
     }
+    if (hookId !== undefined && (!Number.isInteger(hookId) || hookId < 1)) {
+      fail(`hookId must be a hook's id (a positive whole number); got ${JSON.stringify(hookId)}`);
+    }
     if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 10_000)) {
       fail(`count must be a whole number from 1 to 10000; got ${JSON.stringify(count)}`);
     }
@@ -47,6 +50,7 @@ export class WebhookDrops {
       ...(event === undefined ? {} : { event }),
       ...(repository === undefined ? {} : { repository }),
       ...(hookType === undefined ? {} : { hookType }),
+      ...(hookId === undefined ? {} : { hookId }),
       ...(status === undefined ? {} : { status }),
       count: count ?? 1,
       remaining: count ?? 1,
@@ -77,6 +81,7 @@ export class WebhookDrops {
         candidate.remaining > 0 &&
         (candidate.event === undefined || candidate.event === event) &&
         (candidate.hookType === undefined || candidate.hookType === target.hookType) &&
+        (candidate.hookId === undefined || candidate.hookId === target.hookId) &&
         (candidate.repository === undefined ||
           candidate.repository.toLowerCase() === target.repository?.toLowerCase()),
     );

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { Config } from '../config.js';
+import { MAX_REDELIVERY_ASKS } from '../domain/reconcile.js';
 import { createGitHubClient } from '../github/github-client.js';
 import { createReconciler, type ReconcileReport } from '../reconcile/reconciler.js';
 import { openStore } from '../store/store.js';
@@ -7,7 +8,7 @@ import { openStore } from '../store/store.js';
 /**
  * `zekt reconcile`: one reconciler pass on demand (issue 12 §3), against the store and GitHub App
  * of the configuration, printing what it found, asked for and recovered. Exits 1 when GitHub
- * refused a webhook's calls (the report says which and why), else 0.
+ * refused a webhook's calls (the report says which and why) or a redelivery was given up, else 0.
  */
 export async function runReconcile(input: {
   config: Config;
@@ -36,7 +37,8 @@ export async function runReconcile(input: {
       leaseWaitMs: 60_000,
     });
     input.write(input.json ? `${JSON.stringify(report, null, 2)}\n` : formatReconcileReport(report));
-    return !report.ran || report.webhooks.some((w) => w.outcome !== 'checked') ? 1 : 0;
+    const attention = report.webhooks.some((w) => w.outcome !== 'checked') || report.gaveUp.length > 0;
+    return !report.ran || attention ? 1 : 0;
   } finally {
     await store.close();
   }
@@ -62,10 +64,19 @@ export function formatReconcileReport(report: ReconcileReport): string {
   }
   const name = (r: { event: string; action: string | null; guid: string }) =>
     `${r.event}${r.action ? `.${r.action}` : ''} ${r.guid}`;
-  for (const request of report.requested) lines.push(`requested: ${name(request)} (${request.hook})`);
+  for (const request of report.requested) {
+    const again = request.ask > 1 ? `, ask ${request.ask} of ${MAX_REDELIVERY_ASKS}` : '';
+    lines.push(`requested: ${name(request)} (${request.hook}${again})`);
+  }
   for (const request of report.recovered) lines.push(`recovered: ${name(request)}`);
-  const recovered = new Set(report.recovered.map((r) => r.guid));
-  const waiting = report.requested.filter((r) => !recovered.has(r.guid)).length;
+  for (const request of report.gaveUp) {
+    lines.push(
+      `gave up: ${name(request)} (${request.hook}) failed again after ${MAX_REDELIVERY_ASKS} redeliveries; redeliver it on GitHub once the cause is fixed`,
+    );
+  }
+  const key = (r: { hook: string; guid: string }) => `${r.hook} ${r.guid}`;
+  const recovered = new Set(report.recovered.map(key));
+  const waiting = report.requested.filter((r) => !recovered.has(key(r))).length;
   lines.push(
     `${report.requested.length} redeliveries requested, ${report.recovered.length} recovered, ${waiting} not arrived yet`,
   );

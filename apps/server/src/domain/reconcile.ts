@@ -8,12 +8,26 @@ import { requestedDelayMs } from './retry-schedule.js';
  * so a webhook Zekt missed is found in the hook's delivery list and asked for again.
  */
 
-/** The events Zekt acts on; a missed `ping` or `push` is not worth a redelivery. */
-export const RECONCILED_EVENTS: ReadonlySet<string> = new Set([
-  'workflow_run',
-  'installation',
-  'installation_repositories',
-]);
+/**
+ * Which webhook the reconciler reads: the App's, or a repository hook Zekt placed (by its id). The
+ * key (`app`, `repository:<hook id>`) names it in reports and in `webhook_redeliveries`.
+ */
+export type ReconciledWebhook = { kind: 'app' } | { kind: 'repository'; hookId: number };
+
+export function webhookKey(webhook: ReconciledWebhook): string {
+  return webhook.kind === 'app' ? 'app' : `repository:${webhook.hookId}`;
+}
+
+/**
+ * The events Zekt acts on, per webhook; a missed `ping` or `push` is not worth a redelivery. The
+ * App's webhook carries the installation events (only it does); `workflow_run` is acted on only
+ * through the hooks Zekt placed (the App's copy, when the App subscribes to it, is acknowledged and
+ * ignored, so asking for it again would change nothing).
+ */
+export const RECONCILED_EVENTS: Readonly<Record<ReconciledWebhook['kind'], ReadonlySet<string>>> = {
+  app: new Set(['installation', 'installation_repositories']),
+  repository: new Set(['workflow_run']),
+};
 
 /** How far back GitHub lists deliveries. */
 export const GITHUB_DELIVERY_KEPT_MS = 3 * DAY_MS;
@@ -37,15 +51,20 @@ export interface ListedDelivery {
 
 /**
  * The webhooks whose every listed attempt failed (no 2xx answer), one entry per GUID: the newest
- * attempt, which is the one to redeliver. Only the events Zekt acts on, and only within GitHub's
- * 3 days.
+ * attempt, which is the one to redeliver. Only the events Zekt acts on through this webhook, and
+ * only within GitHub's 3 days.
  *
- * @example failedWebhooks([{ id: 1, guid: 'g', statusCode: 0, … }], now) // [{ id: 1, guid: 'g', … }]
+ * @example failedWebhooks([{ id: 1, guid: 'g', statusCode: 0, … }], now, 'repository') // [{ id: 1, guid: 'g', … }]
  */
-export function failedWebhooks(deliveries: ListedDelivery[], now: number): ListedDelivery[] {
+export function failedWebhooks(
+  deliveries: ListedDelivery[],
+  now: number,
+  webhook: ReconciledWebhook['kind'],
+): ListedDelivery[] {
+  const reconciled = RECONCILED_EVENTS[webhook];
   const byGuid = new Map<string, { newest: ListedDelivery; succeeded: boolean }>();
   for (const delivery of deliveries) {
-    if (!RECONCILED_EVENTS.has(delivery.event)) continue;
+    if (!reconciled.has(delivery.event)) continue;
     if (now - Date.parse(delivery.deliveredAt) > GITHUB_DELIVERY_KEPT_MS) continue;
     const ok = delivery.statusCode >= 200 && delivery.statusCode < 300;
     const seen = byGuid.get(delivery.guid);
@@ -96,4 +115,72 @@ export function reconcileBackoff(
   // A 503 may say when to come back; never sooner than the doubling.
   const requested = Math.min(MAX_BACKOFF_MS, requestedDelayMs(failure.headers, now) ?? 0);
   return { kind: 'unavailable', until: now + Math.max(requested, doubling(MINUTE_MS)) };
+}
+
+/**
+ * Whether Zekt received a GUID through `webhook`, from the receipts of that GUID (any hook). A GUID
+ * is the event's, shared by every hook that received it, so it counts only with the hook it came
+ * through: a repository hook's own id, or a receipt written before receipts named their hook
+ * (`hookId` null, the hook unknown). The App's webhook has no id Zekt knows, but the events read
+ * there (installation events) reach no other hook, so any receipt of the GUID is the App's.
+ *
+ * @example isReceivedThrough({ kind: 'repository', hookId: 7 }, [{ hookId: 8 }]) // false
+ */
+export function isReceivedThrough(
+  webhook: ReconciledWebhook,
+  receipts: ReadonlyArray<{ hookId: number | null }>,
+): boolean {
+  if (webhook.kind === 'app') return receipts.length > 0;
+  return receipts.some((receipt) => receipt.hookId === null || receipt.hookId === webhook.hookId);
+}
+
+/**
+ * How often the reconciler asks GitHub to redeliver one webhook: a redelivery can fail again (Zekt
+ * down again, a lock-out, a 503 while the store was away), and asking once lost such a run for
+ * good; asking forever would hammer GitHub for a webhook that can never succeed (a hook whose
+ * secret no longer matches). The first ask and 4 more.
+ */
+export const MAX_REDELIVERY_ASKS = 5;
+
+/** Wait after an ask whose redelivery failed again before asking once more; doubles per ask. */
+export const REASK_AFTER_MS = 15 * MINUTE_MS;
+
+/** What the reconciler asked for a webhook before (a `webhook_redeliveries` row). */
+export interface PreviousAsk {
+  asks: number;
+  /** When the last ask was made (epoch ms). */
+  askedAt: number;
+  /** GitHub's id of the attempt the last ask redelivered. */
+  githubDeliveryId: number;
+}
+
+export type RedeliveryDecision =
+  /** Ask GitHub to redeliver `newest` (the first time, or again). */
+  | { decision: 'ask' }
+  /** Not now: GitHub has not made the redelivery asked for yet, or the back-off runs until `until`. */
+  | { decision: 'wait'; until: number | null }
+  /** Its redelivery failed after the last ask allowed: Zekt stops asking and says so. */
+  | { decision: 'give_up' };
+
+/**
+ * Whether to ask GitHub (again) for a webhook that failed on every listed attempt and that Zekt
+ * never received through that webhook. Never asked: ask. Asked before: only once the redelivery
+ * asked for was attempted and failed too (an attempt newer than the one asked about), at most
+ * `MAX_REDELIVERY_ASKS` asks in all, each after a wait that doubles from `REASK_AFTER_MS` (15 min,
+ * 30 min, 1 h, 2 h: the last ask about 3¾ hours after the first, well inside GitHub's 3 days),
+ * capped at 6 hours.
+ *
+ * @example decideRedelivery({ id: 9, … }, { asks: 1, askedAt: 0, githubDeliveryId: 5 }, 15 * 60_000) // { decision: 'ask' }
+ */
+export function decideRedelivery(
+  newest: ListedDelivery,
+  previous: PreviousAsk | undefined,
+  now: number,
+): RedeliveryDecision {
+  if (previous === undefined) return { decision: 'ask' };
+  if (newest.id <= previous.githubDeliveryId) return { decision: 'wait', until: null };
+  if (previous.asks >= MAX_REDELIVERY_ASKS) return { decision: 'give_up' };
+  const until =
+    previous.askedAt + Math.min(MAX_BACKOFF_MS, REASK_AFTER_MS * 2 ** Math.min(previous.asks - 1, 10));
+  return now < until ? { decision: 'wait', until } : { decision: 'ask' };
 }

@@ -120,6 +120,7 @@ describe('retention sweeper', () => {
       | 'messages'
       | 'events'
       | 'webhook_deliveries'
+      | 'webhook_receipts'
       | 'sessions'
       | 'rate_limit_counters'
       | 'replay_requests'
@@ -195,14 +196,21 @@ describe('retention sweeper', () => {
     expect((await getUsage(store.db, 2, '2026-01')).counters.messagesOrphaned).toBe(1);
   });
 
-  it('forgets webhook delivery GUIDs after 30 days', async () => {
+  it('forgets webhook delivery GUIDs after 30 days, per hook and from before they were', async () => {
     const clock = createManualClock(T0);
     const sweeper = createRetentionSweeper({ store, clock, logger: pino({ level: 'silent' }) });
     await recordWebhookDelivery(store.db, { guid: 'g', event: 'ping', hookId: null }, T0);
+    // A row written before receipts named their hook (migration 0010), or by a previous version.
+    await store.db
+      .insertInto('webhook_deliveries')
+      .values({ delivery_guid: 'old', event: 'ping', hook_id: 5, received_at: T0 })
+      .execute();
     clock.set(T0 + 30 * DAY_MS);
     expect((await sweeper.sweep()).webhookDeliveries).toBe(0);
     clock.advance(1);
-    expect((await sweeper.sweep()).webhookDeliveries).toBe(1);
+    expect((await sweeper.sweep()).webhookDeliveries).toBe(2);
+    expect(await count('webhook_receipts')).toBe(0);
+    expect(await count('webhook_deliveries')).toBe(0);
   });
 
   it('removes console sessions once they expire, and not before', async () => {

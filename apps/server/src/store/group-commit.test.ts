@@ -44,7 +44,7 @@ describe('group commit (SQLite)', () => {
       true,
       false,
     ]);
-    const guids = (await store.db.selectFrom('webhook_deliveries').select('delivery_guid').execute())
+    const guids = (await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute())
       .map((row) => row.delivery_guid)
       .sort();
     expect(guids).toEqual(['a', 'c']);
@@ -56,7 +56,7 @@ describe('group commit (SQLite)', () => {
     // Another connection sees every row the callers were told about.
     const other = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
     try {
-      const rows = await other.db.selectFrom('webhook_deliveries').select('delivery_guid').execute();
+      const rows = await other.db.selectFrom('webhook_receipts').select('delivery_guid').execute();
       expect(rows).toHaveLength(50);
     } finally {
       await other.close();
@@ -74,7 +74,7 @@ describe('group commit (SQLite)', () => {
       held = trx;
       const run = directRunOf(trx);
       expect(run).toBeDefined();
-      return run?.('select count(*) as n from webhook_deliveries', []).rows;
+      return run?.('select count(*) as n from webhook_receipts', []).rows;
     });
     expect(inside).toEqual([{ n: 0 }]);
     expect(held && directRunOf(held)).toBeUndefined();
@@ -87,6 +87,6 @@ describe('group commit (SQLite)', () => {
       .catch((error: unknown) => error as Error);
     expect(failed).toBeInstanceOf(Error);
     expect((failed as Error).message).toMatch(/no such table/);
-    expect(await store.db.selectFrom('webhook_deliveries').select('delivery_guid').execute()).toEqual([]);
+    expect(await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute()).toEqual([]);
   });
 });

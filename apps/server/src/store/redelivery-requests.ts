@@ -1,94 +1,172 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isReceivedThrough, type PreviousAsk, type ReconciledWebhook } from '../domain/reconcile.js';
 import type { Database } from './schema.js';
+import { findWebhookReceipts } from './webhook-deliveries.js';
 
 /**
- * What the reconciler asked GitHub to redeliver (issue 12 §3): each GUID once, so a webhook that
- * keeps failing is not asked for on every pass, and `recovered_at` once it arrived.
+ * What the reconciler asked GitHub to redeliver (`webhook_redeliveries`), per GUID and webhook —
+ * a GUID is the event's, shared by every hook that received it — how many times, and
+ * `recovered_at` once it arrived. Whether to ask again is domain/reconcile.ts's rule.
  */
 export interface RedeliveryRequest {
   guid: string;
+  /** `app`, or `repository:<hook id>` (domain/reconcile.ts `webhookKey`). */
   hook: string;
   githubDeliveryId: number;
   event: string;
   action: string | null;
 }
 
-/** GUIDs of `guids` Zekt already received (webhook_deliveries) or already asked for. */
-export async function findKnownGuids(db: Kysely<Database>, guids: string[]): Promise<Set<string>> {
-  if (guids.length === 0) return new Set();
-  const [received, requested] = await Promise.all([
-    db.selectFrom('webhook_deliveries').select('delivery_guid').where('delivery_guid', 'in', guids).execute(),
+/** What Zekt knows of failed GUIDs of one webhook: received through it, or asked for before. */
+export interface RedeliveryState {
+  received: Set<string>;
+  asked: Map<string, PreviousAsk & { gaveUp: boolean }>;
+}
+
+export async function findRedeliveryState(
+  db: Kysely<Database>,
+  webhook: ReconciledWebhook,
+  hook: string,
+  guids: string[],
+): Promise<RedeliveryState> {
+  if (guids.length === 0) return { received: new Set(), asked: new Map() };
+  const [receipts, asked] = await Promise.all([
+    findWebhookReceipts(db, guids),
     db
-      .selectFrom('redelivery_requests')
-      .select('delivery_guid')
+      .selectFrom('webhook_redeliveries')
+      .select(['delivery_guid', 'asks', 'asked_at', 'github_delivery_id', 'gave_up_at'])
+      .where('hook', '=', hook)
       .where('delivery_guid', 'in', guids)
       .execute(),
   ]);
-  return new Set([...received, ...requested].map((row) => row.delivery_guid));
+  const received = new Set(
+    guids.filter((guid) =>
+      isReceivedThrough(
+        webhook,
+        receipts.filter((receipt) => receipt.guid === guid),
+      ),
+    ),
+  );
+  return {
+    received,
+    asked: new Map(
+      asked.map((row) => [
+        row.delivery_guid,
+        {
+          asks: Number(row.asks),
+          askedAt: Number(row.asked_at),
+          githubDeliveryId: Number(row.github_delivery_id),
+          gaveUp: row.gave_up_at !== null,
+        },
+      ]),
+    ),
+  };
 }
 
+/** Records an ask: the first (`asks` 1), or one more for the newest failed attempt. */
 export async function recordRedeliveryRequest(
   db: Kysely<Database>,
   request: RedeliveryRequest,
   now: number,
 ): Promise<void> {
   await db
-    .insertInto('redelivery_requests')
+    .insertInto('webhook_redeliveries')
     .values({
       delivery_guid: request.guid,
       hook: request.hook,
       github_delivery_id: request.githubDeliveryId,
       event: request.event,
       action: request.action,
+      asks: 1,
       requested_at: now,
+      asked_at: now,
       recovered_at: null,
+      gave_up_at: null,
     })
-    .onConflict((oc) => oc.column('delivery_guid').doNothing())
+    .onConflict((oc) =>
+      oc.columns(['delivery_guid', 'hook']).doUpdateSet({
+        asks: sql<number>`${sql.ref('webhook_redeliveries.asks')} + 1`,
+        asked_at: now,
+        github_delivery_id: request.githubDeliveryId,
+      }),
+    )
     .execute();
+}
+
+/** Marks a redelivery given up (its last allowed ask failed too); false when it already was. */
+export async function markGivenUp(
+  db: Kysely<Database>,
+  request: Pick<RedeliveryRequest, 'guid' | 'hook'>,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_redeliveries')
+    .set({ gave_up_at: now })
+    .where('delivery_guid', '=', request.guid)
+    .where('hook', '=', request.hook)
+    .where('gave_up_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A `webhook_redeliveries` key back into the webhook it names. */
+function webhookOf(hook: string): ReconciledWebhook | null {
+  if (hook === 'app') return { kind: 'app' };
+  const id = /^repository:(\d+)$/.exec(hook)?.[1];
+  return id === undefined ? null : { kind: 'repository', hookId: Number(id) };
 }
 
 /**
- * Marks the requested redeliveries that have arrived since (their GUID is in webhook_deliveries)
- * as recovered, and returns them.
+ * Marks the requested redeliveries that have arrived since (received through the webhook they
+ * were asked of) as recovered, and returns them.
  */
 export async function markRecovered(db: Kysely<Database>, now: number): Promise<RedeliveryRequest[]> {
-  const arrived = await db
-    .selectFrom('redelivery_requests')
-    .innerJoin('webhook_deliveries', 'webhook_deliveries.delivery_guid', 'redelivery_requests.delivery_guid')
-    .select([
-      'redelivery_requests.delivery_guid',
-      'redelivery_requests.hook',
-      'redelivery_requests.github_delivery_id',
-      'redelivery_requests.event',
-      'redelivery_requests.action',
-    ])
-    .where('redelivery_requests.recovered_at', 'is', null)
-    .execute();
-  if (arrived.length === 0) return [];
-  await db
-    .updateTable('redelivery_requests')
-    .set({ recovered_at: now })
-    .where(
-      'delivery_guid',
-      'in',
-      arrived.map((row) => row.delivery_guid),
-    )
+  const open = await db
+    .selectFrom('webhook_redeliveries')
+    .select(['delivery_guid', 'hook', 'github_delivery_id', 'event', 'action'])
     .where('recovered_at', 'is', null)
     .execute();
-  return arrived.map((row) => ({
-    guid: row.delivery_guid,
-    hook: row.hook,
-    githubDeliveryId: row.github_delivery_id,
-    event: row.event,
-    action: row.action,
-  }));
+  if (open.length === 0) return [];
+  const receipts = await findWebhookReceipts(db, [...new Set(open.map((row) => row.delivery_guid))]);
+  const arrived = open.filter((row) => {
+    const webhook = webhookOf(row.hook);
+    return (
+      webhook !== null &&
+      isReceivedThrough(
+        webhook,
+        receipts.filter((receipt) => receipt.guid === row.delivery_guid),
+      )
+    );
+  });
+  const recovered: RedeliveryRequest[] = [];
+  for (const row of arrived) {
+    const result = await db
+      .updateTable('webhook_redeliveries')
+      .set({ recovered_at: now })
+      .where('delivery_guid', '=', row.delivery_guid)
+      .where('hook', '=', row.hook)
+      .where('recovered_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) continue;
+    recovered.push({
+      guid: row.delivery_guid,
+      hook: row.hook,
+      githubDeliveryId: Number(row.github_delivery_id),
+      event: row.event,
+      action: row.action,
+    });
+  }
+  return recovered;
 }
 
-/** Forgets requests older than `cutoff` (GitHub no longer lists their deliveries anyway). */
+/**
+ * Forgets requests first made before `cutoff` (GitHub no longer lists their deliveries anyway),
+ * and those the previous version left in `redelivery_requests`.
+ */
 export async function deleteOldRedeliveryRequests(db: Kysely<Database>, cutoff: number): Promise<number> {
-  const result = await db
-    .deleteFrom('redelivery_requests')
-    .where('requested_at', '<', cutoff)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows ?? 0n);
+  const [current, previous] = await Promise.all([
+    db.deleteFrom('webhook_redeliveries').where('requested_at', '<', cutoff).executeTakeFirst(),
+    db.deleteFrom('redelivery_requests').where('requested_at', '<', cutoff).executeTakeFirst(),
+  ]);
+  return Number(current.numDeletedRows ?? 0n) + Number(previous.numDeletedRows ?? 0n);
 }

@@ -143,13 +143,20 @@ export async function deleteRoutedMessages(
   return deleteKeys(db, 'messages', 'message_id', ids);
 }
 
-/** Remembered webhook delivery GUIDs older than `cutoff`. */
+/**
+ * Remembered webhook delivery GUIDs older than `cutoff`: per hook (`webhook_receipts`; a GUID's
+ * rows go together, its hooks received it within seconds of each other) and those written before
+ * migration 0010 (`webhook_deliveries`, no longer written: it drains).
+ */
 export async function deleteOldWebhookDeliveries(
   db: Kysely<Database>,
   cutoff: number,
   batch: number,
 ): Promise<number> {
-  return deleteBatchBefore(db, 'webhook_deliveries', 'delivery_guid', 'received_at', cutoff, batch);
+  return (
+    (await deleteBatchBefore(db, 'webhook_receipts', 'delivery_guid', 'received_at', cutoff, batch)) +
+    (await deleteBatchBefore(db, 'webhook_deliveries', 'delivery_guid', 'received_at', cutoff, batch))
+  );
 }
 
 /** Console sessions that expired at or before `now`. */

@@ -129,10 +129,25 @@ export interface SubscriptionsTable {
   updated_at: Timestamp;
 }
 
+/**
+ * GUIDs processed before migration 0010 (and by a previous version during a rolling upgrade), keyed
+ * on the GUID alone: read, no longer written. `hook_id` null: the hook is unknown (counts for all).
+ */
 export interface WebhookDeliveriesTable {
   delivery_guid: string;
   event: string;
   hook_id: number | null;
+  received_at: Timestamp;
+}
+
+/**
+ * One `X-GitHub-Delivery` GUID processed through one hook (`X-GitHub-Hook-ID`; 0 when the request
+ * named none): GitHub gives one event the same GUID on every hook that receives it.
+ */
+export interface WebhookReceiptsTable {
+  delivery_guid: string;
+  hook_id: number;
+  event: string;
   received_at: Timestamp;
 }
 
@@ -284,7 +299,7 @@ export interface LeasesTable {
   expires_at: Timestamp;
 }
 
-/** A redelivery the reconciler asked GitHub for; `recovered_at` once the webhook arrived. */
+/** The reconciler's requests before migration 0010 (copied into `webhook_redeliveries`); no longer read. */
 export interface RedeliveryRequestsTable {
   delivery_guid: string;
   /** Which webhook: `app`, or `repository:<hook id>`. */
@@ -294,6 +309,24 @@ export interface RedeliveryRequestsTable {
   action: string | null;
   requested_at: Timestamp;
   recovered_at: Timestamp | null;
+}
+
+/**
+ * A webhook (GUID × `app` or `repository:<hook id>`) the reconciler asked GitHub to redeliver:
+ * `asks` times, the last at `asked_at` for the attempt `github_delivery_id`; `recovered_at` once it
+ * arrived, `gave_up_at` once it failed after the last ask allowed (domain/reconcile.ts).
+ */
+export interface WebhookRedeliveriesTable {
+  delivery_guid: string;
+  hook: string;
+  github_delivery_id: number;
+  event: string;
+  action: string | null;
+  asks: number;
+  requested_at: Timestamp;
+  asked_at: Timestamp;
+  recovered_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
 }
 
 /** `unsent`: no ZEKT_ALERT_URL was set when it was raised; it is only listed. */
@@ -388,6 +421,7 @@ export interface Database {
   services: ServicesTable;
   subscriptions: SubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_receipts: WebhookReceiptsTable;
   events: EventsTable;
   messages: MessagesTable;
   archives: ArchivesTable;
@@ -400,6 +434,7 @@ export interface Database {
   replay_requests: ReplayRequestsTable;
   leases: LeasesTable;
   redelivery_requests: RedeliveryRequestsTable;
+  webhook_redeliveries: WebhookRedeliveriesTable;
   alerts: AlertsTable;
   connection_health_states: ConnectionHealthStatesTable;
   audit_entries: AuditEntriesTable;

@@ -76,10 +76,32 @@ export function describeStoreContract(
       expect(await store.migrate()).toEqual([]);
     });
 
-    it('remembers webhook delivery GUIDs', async () => {
+    it('remembers webhook delivery GUIDs per hook: one event has one GUID on every hook', async () => {
       const delivery = { guid: 'guid-1', event: 'workflow_run', hookId: 5 };
       expect(await recordWebhookDelivery(store.db, delivery, 1)).toBe(true);
       expect(await recordWebhookDelivery(store.db, delivery, 2)).toBe(false);
+      expect(await recordWebhookDelivery(store.db, { ...delivery, hookId: 6 }, 3)).toBe(true);
+      expect(await recordWebhookDelivery(store.db, { ...delivery, hookId: 6 }, 4)).toBe(false);
+      expect(await recordWebhookDelivery(store.db, { ...delivery, hookId: null }, 5)).toBe(true);
+      expect(await recordWebhookDelivery(store.db, { ...delivery, hookId: null }, 6)).toBe(false);
+    });
+
+    it('keeps the GUIDs remembered before they were per hook meaningful', async () => {
+      // Rows of webhook_deliveries: written before migration 0010, or by a previous version
+      // during a rolling upgrade. One names the hook it came through; one names none.
+      await store.db
+        .insertInto('webhook_deliveries')
+        .values([
+          { delivery_guid: 'old-hooked', event: 'workflow_run', hook_id: 5, received_at: 1 },
+          { delivery_guid: 'old-unknown', event: 'installation', hook_id: null, received_at: 1 },
+        ])
+        .execute();
+      const record = (guid: string, hookId: number | null) =>
+        recordWebhookDelivery(store.db, { guid, event: 'workflow_run', hookId }, 2);
+      expect(await record('old-hooked', 5)).toBe(false);
+      expect(await record('old-hooked', 6)).toBe(true);
+      expect(await record('old-unknown', 5)).toBe(false);
+      expect(await record('old-unknown', null)).toBe(false);
     });
 
     it('keeps one event per run key; a re-run attempt is a new run key', async () => {

@@ -1,10 +1,23 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { hotQuery } from './compiled-query.js';
 import type { Database } from './schema.js';
 
 /**
- * Remembers `X-GitHub-Delivery` GUIDs so a redelivered webhook is acknowledged without being
- * processed again. Returns false when the GUID was already recorded.
+ * Webhook idempotency: which (`X-GitHub-Delivery` GUID, `X-GitHub-Hook-ID`) pairs were processed.
+ * The GUID alone is no key: GitHub gives one event the same GUID on every hook that receives it
+ * ("shared with all deliveries for all webhooks that subscribe to this event",
+ * https://docs.github.com/rest/repos/webhooks#list-deliveries-for-a-repository-webhook), and a
+ * repository that is a provider and a completion-tracked consumer has two of Zekt's hooks.
+ */
+
+/** `hook_id` of a request that named no hook (GitHub always names one; hook ids start at 1). */
+export const NO_HOOK_ID = 0;
+
+/**
+ * Remembers a GUID received through a hook, so a redelivery of it to that hook is acknowledged
+ * without being processed again. Returns false when it was already recorded: in `webhook_receipts`,
+ * or in `webhook_deliveries` (written before migration 0010, or by a previous version during a
+ * rolling upgrade) for the same hook or for an unknown one.
  */
 export async function recordWebhookDelivery(
   db: Kysely<Database>,
@@ -14,16 +27,71 @@ export async function recordWebhookDelivery(
   const result = await recordWebhookDeliveryQuery.execute(db, {
     guid: delivery.guid,
     event: delivery.event,
-    hookId: delivery.hookId,
+    hookId: delivery.hookId ?? NO_HOOK_ID,
     now,
   });
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
+// One statement, so the check of the older table costs no round trip on the webhook's path. The
+// selected values are cast: PostgreSQL cannot infer the type of a parameter in a select list.
 const recordWebhookDeliveryQuery = hotQuery(
-  (db, p: { guid: string; event: string; hookId: number | null; now: number }) =>
+  (db, p: { guid: string; event: string; hookId: number; now: number }) =>
     db
-      .insertInto('webhook_deliveries')
-      .values({ delivery_guid: p.guid, event: p.event, hook_id: p.hookId, received_at: p.now })
-      .onConflict((oc) => oc.column('delivery_guid').doNothing()),
+      .insertInto('webhook_receipts')
+      .columns(['delivery_guid', 'hook_id', 'event', 'received_at'])
+      .expression(
+        db
+          .selectNoFrom([
+            sql<string>`cast(${p.guid} as text)`.as('delivery_guid'),
+            sql<number>`cast(${p.hookId} as bigint)`.as('hook_id'),
+            sql<string>`cast(${p.event} as text)`.as('event'),
+            sql<number>`cast(${p.now} as bigint)`.as('received_at'),
+          ])
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('webhook_deliveries')
+                  .select(sql`1`.as('one'))
+                  .where('delivery_guid', '=', p.guid)
+                  .where((row) => row.or([row('hook_id', '=', p.hookId), row('hook_id', 'is', null)])),
+              ),
+            ),
+          ),
+      )
+      .onConflict((oc) => oc.columns(['delivery_guid', 'hook_id']).doNothing()),
 );
+
+/** A GUID Zekt processed and the hook it came through (null: unknown, a row from before 0010). */
+export interface WebhookReceipt {
+  guid: string;
+  hookId: number | null;
+}
+
+/** Every receipt of `guids`, from both tables. */
+export async function findWebhookReceipts(
+  db: Kysely<Database>,
+  guids: string[],
+): Promise<WebhookReceipt[]> {
+  if (guids.length === 0) return [];
+  const [receipts, legacy] = await Promise.all([
+    db
+      .selectFrom('webhook_receipts')
+      .select(['delivery_guid', 'hook_id'])
+      .where('delivery_guid', 'in', guids)
+      .execute(),
+    db
+      .selectFrom('webhook_deliveries')
+      .select(['delivery_guid', 'hook_id'])
+      .where('delivery_guid', 'in', guids)
+      .execute(),
+  ]);
+  return [
+    ...receipts.map((row) => ({ guid: row.delivery_guid, hookId: Number(row.hook_id) })),
+    ...legacy.map((row) => ({
+      guid: row.delivery_guid,
+      hookId: row.hook_id === null ? null : Number(row.hook_id),
+    })),
+  ];
+}

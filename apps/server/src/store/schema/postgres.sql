@@ -431,6 +431,32 @@ table webhook_deliveries (
 CREATE UNIQUE INDEX webhook_deliveries_pkey ON public.webhook_deliveries USING btree (delivery_guid);
 CREATE INDEX webhook_deliveries_received ON public.webhook_deliveries USING btree (received_at);
 
+table webhook_receipts (
+  delivery_guid text not null,
+  event text not null,
+  hook_id bigint not null,
+  received_at bigint not null,
+  constraint webhook_receipts_pk PRIMARY KEY (delivery_guid, hook_id)
+);
+CREATE UNIQUE INDEX webhook_receipts_pk ON public.webhook_receipts USING btree (delivery_guid, hook_id);
+CREATE INDEX webhook_receipts_received ON public.webhook_receipts USING btree (received_at);
+
+table webhook_redeliveries (
+  action text,
+  asked_at bigint not null,
+  asks integer not null,
+  delivery_guid text not null,
+  event text not null,
+  gave_up_at bigint,
+  github_delivery_id bigint not null,
+  hook text not null,
+  recovered_at bigint,
+  requested_at bigint not null,
+  constraint webhook_redeliveries_pk PRIMARY KEY (delivery_guid, hook)
+);
+CREATE UNIQUE INDEX webhook_redeliveries_pk ON public.webhook_redeliveries USING btree (delivery_guid, hook);
+CREATE INDEX webhook_redeliveries_requested ON public.webhook_redeliveries USING btree (requested_at);
+
 table workflows (
   blocked_count bigint not null default 0,
   created_at bigint not null,

@@ -52,6 +52,10 @@ CREATE TABLE "users" ("user_id" text primary key, "github_id" integer unique, "l
 
 CREATE TABLE "webhook_deliveries" ("delivery_guid" text primary key, "event" text not null, "hook_id" integer, "received_at" integer not null);
 
+CREATE TABLE "webhook_receipts" ("delivery_guid" text not null, "hook_id" integer not null, "event" text not null, "received_at" integer not null, constraint "webhook_receipts_pk" primary key ("delivery_guid", "hook_id"));
+
+CREATE TABLE "webhook_redeliveries" ("delivery_guid" text not null, "hook" text not null, "github_delivery_id" integer not null, "event" text not null, "action" text, "asks" integer not null, "requested_at" integer not null, "asked_at" integer not null, "recovered_at" integer, "gave_up_at" integer, constraint "webhook_redeliveries_pk" primary key ("delivery_guid", "hook"));
+
 CREATE TABLE "workflows" ("repository_id" integer not null references "repositories" ("repository_id"), "path" text not null, "name" text, "whitelisted" integer default 0 not null, "blocked_count" integer default 0 not null, "first_seen_at" integer, "last_seen_at" integer, "created_at" integer not null, "updated_at" integer not null, constraint "workflows_pk" primary key ("repository_id", "path"));
 
 CREATE INDEX "accounts_login" on "accounts" ("login");
@@ -125,3 +129,7 @@ CREATE UNIQUE INDEX "subscriptions_live" on "subscriptions" ("service_id", "cons
 CREATE INDEX "subscriptions_service" on "subscriptions" ("service_id", "status");
 
 CREATE INDEX "webhook_deliveries_received" on "webhook_deliveries" ("received_at");
+
+CREATE INDEX "webhook_receipts_received" on "webhook_receipts" ("received_at");
+
+CREATE INDEX "webhook_redeliveries_requested" on "webhook_redeliveries" ("requested_at");
