@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
+import { MAX_REDELIVERY_ASKS } from '../src/domain/reconcile.js';
 import { setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
@@ -171,5 +172,91 @@ describe('the reconciler', () => {
     const recovered = await h.zekt.reconciler.reconcile({ waitForRecoveryMs: 10_000 });
     expect(recovered.requested.map((r) => r.guid)).toEqual([guid]);
     expect(recovered.recovered.map((r) => r.guid)).toEqual([guid]);
+  });
+
+  /** Waits until GitHub (the simulator) has made `n` redeliveries of `guid`. */
+  const redeliveriesMade = (guid: string, n: number) =>
+    eventually(() => {
+      const made = h.sim.webhookDeliveries().filter((d) => d.guid === guid && d.redelivery);
+      return made.length >= n ? made : undefined;
+    });
+  const MINUTE = 60_000;
+
+  it('asks again, backing off, for a redelivery that failed again, and routes the run once it arrives', async () => {
+    // The original and the first two redeliveries are answered 429 (a lock-out, say).
+    h.sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api', count: 3, status: 429 });
+    const run = await h.sim.runWorkflow({
+      repository: 'acme/api',
+      workflow: 'deploy.yml',
+      message: { zektUrl: h.url, eventType: 'acme-deployed', payload: { version: '3.0.0' } },
+    });
+    const guid = run.webhooks[0]?.guid ?? '';
+
+    const first = await h.zekt.reconciler.reconcile();
+    expect(first.requested.map((r) => r.guid)).toEqual([guid]);
+    await redeliveriesMade(guid, 1);
+    // The redelivery failed too; the next ask waits 15 minutes.
+    expect((await h.zekt.reconciler.reconcile()).requested).toEqual([]);
+    clock.advance(14 * MINUTE);
+    expect((await h.zekt.reconciler.reconcile()).requested).toEqual([]);
+    clock.advance(MINUTE);
+    const second = await h.zekt.reconciler.reconcile();
+    expect(second.requested.map((r) => r.guid)).toEqual([guid]);
+    expect(second.webhooks[1]).toMatchObject({ failed: 1, requested: 1, gaveUp: 0 });
+    await redeliveriesMade(guid, 2);
+    // Then 30 minutes.
+    clock.advance(29 * MINUTE);
+    expect((await h.zekt.reconciler.reconcile()).requested).toEqual([]);
+    clock.advance(MINUTE);
+    const third = await h.zekt.reconciler.reconcile({ waitForRecoveryMs: 10_000 });
+    expect(third.requested.map((r) => r.guid)).toEqual([guid]);
+    expect(third.recovered.map((r) => r.guid)).toEqual([guid]);
+    expect([first, second, third].map((report) => report.requested[0]?.ask)).toEqual([1, 2, 3]);
+
+    const dispatch = await eventually(() => h.sim.dispatches({ repository: 'globex/app' })[0]);
+    const zekt = (dispatch.clientPayload as { zekt: { correlationId: string } }).zekt;
+    expect(zekt.correlationId).toBe(String(run.run.id));
+    clock.advance(6 * 60 * MINUTE);
+    expect((await h.zekt.reconciler.reconcile()).requested).toEqual([]);
+    expect(h.sim.dispatches({ repository: 'globex/app' })).toHaveLength(1);
+  });
+
+  it(`gives up after ${MAX_REDELIVERY_ASKS} asks whose redeliveries all failed, and says so once`, async () => {
+    h.sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api', count: 1000 });
+    const run = await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    const guid = run.webhooks[0]?.guid ?? '';
+    const reports = [];
+    for (let ask = 1; ask <= MAX_REDELIVERY_ASKS; ask++) {
+      const report = await h.zekt.reconciler.reconcile();
+      expect(report.requested.map((r) => r.guid)).toEqual([guid]);
+      reports.push(report);
+      await redeliveriesMade(guid, ask);
+      // 15 minutes after the first ask, doubling: always past the back-off.
+      clock.advance(15 * MINUTE * 2 ** (ask - 1));
+    }
+    expect(reports.map((report) => [report.requested[0]?.ask, report.gaveUp.length])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+      [4, 0],
+      [5, 0],
+    ]);
+
+    const given = await h.zekt.reconciler.reconcile();
+    expect(given.requested).toEqual([]);
+    expect(given.gaveUp.map((r) => r.guid)).toEqual([guid]);
+    expect(given.webhooks[1]).toMatchObject({ failed: 1, requested: 0, gaveUp: 1 });
+    clock.advance(6 * 60 * MINUTE);
+    const later = await h.zekt.reconciler.reconcile();
+    expect(later.requested).toEqual([]);
+    expect(later.gaveUp).toEqual([]);
+    expect(h.sim.webhookDeliveries().filter((d) => d.guid === guid && d.redelivery)).toHaveLength(
+      MAX_REDELIVERY_ASKS,
+    );
+
+    // Once the cause is fixed, someone presses Redeliver on GitHub: the next pass says it arrived.
+    h.sim.clearWebhookDrops();
+    expect((await h.sim.redeliver(guid)).status).toBe(202);
+    expect((await h.zekt.reconciler.reconcile()).recovered.map((r) => r.guid)).toEqual([guid]);
   });
 });

@@ -70,10 +70,7 @@ export interface WebhookReceipt {
 }
 
 /** Every receipt of `guids`, from both tables. */
-export async function findWebhookReceipts(
-  db: Kysely<Database>,
-  guids: string[],
-): Promise<WebhookReceipt[]> {
+export async function findWebhookReceipts(db: Kysely<Database>, guids: string[]): Promise<WebhookReceipt[]> {
   if (guids.length === 0) return [];
   const [receipts, legacy] = await Promise.all([
     db
