@@ -29,6 +29,7 @@ import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookRoute } from './routes/webhooks.js';
+import { warnOfUntrustedProxy } from './untrusted-proxy-warning.js';
 
 /**
  * The Fastify app: ingestion (`/webhooks/github`, `/api/events/receive`), the management API
@@ -56,6 +57,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installProblemHandlers(app);
+  warnOfUntrustedProxy(app, { trustProxy: context.http.trustProxy, logger: context.logger });
   refuseWhileClosing(app);
   addSecurityHeaders(app, { https: context.baseUrl.startsWith('https://') });
   acceptOnlyBoundedJson(app, context.http.maxJsonDepth);
@@ -109,7 +111,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
 
   registerHealthRoutes(app, context);
   registerMetricsRoute(app, context);
-  registerWebhookRoute(app, context);
+  registerWebhookRoute(app, { ...context, rateLimiter });
   registerEventsReceiveRoute(app, context);
   registerConsumerRoutes(app, context);
   registerAuthRoutes(app, context);

@@ -62,4 +62,21 @@ describe('the failed-authentication lock-out', () => {
     await expect(limiter.refuseLockedOut(from('10.0.0.9'))).rejects.toMatchObject({ code: 'rate_limited' });
     await expect(limiter.refuseLockedOut(from('10.0.0.1'))).resolves.toBeUndefined();
   });
+
+  it('counts bad webhook signatures per hook, never against the address or the API', async () => {
+    for (let i = 0; i < 3; i++) await limiter.countWebhookFailure(480_000_001);
+    await expect(limiter.countWebhookFailure(480_000_001)).rejects.toMatchObject({
+      code: 'rate_limited',
+      detail: expect.stringContaining('validly signed webhooks are still accepted'),
+    });
+    // Another hook, and requests naming none Zekt placed, have counts of their own.
+    await expect(limiter.countWebhookFailure(480_000_002)).resolves.toBeUndefined();
+    for (let i = 0; i < 3; i++) await limiter.countWebhookFailure(null);
+    await expect(limiter.countWebhookFailure(null)).rejects.toMatchObject({ code: 'rate_limited' });
+    // The API's clients are not locked out, and its "nobody failed" cache still holds.
+    const before = plugin.reads;
+    await limiter.refuseLockedOut(from('10.0.0.1'));
+    await limiter.refuseLockedOut(from('10.0.0.1'));
+    expect(plugin.reads - before).toBe(1);
+  });
 });

@@ -9,16 +9,24 @@ import { HttpError } from './problem.js';
 /**
  * Rate limits (issue 10), counted in the store so every API process of a deployment shares them:
  *
- * - failed authentication, per client address and per token prefix: once either has failed
- *   `authFailuresPerMinute` times in the current minute, that client's (or that prefix's) requests
- *   are answered 429 before any credential is checked, so the limit cannot be used as an oracle;
+ * - failed authentication on `/api/`, per client address and per token prefix: once either has
+ *   failed `authFailuresPerMinute` times in the current minute, that client's (or that prefix's)
+ *   requests are answered 429 before any credential is checked, so the limit cannot be used as an
+ *   oracle;
+ * - webhooks with a wrong signature, per hook (`countWebhookFailure`), never per address: GitHub
+ *   sends every tenant's webhooks from the same shared addresses, and anyone may add a hook of
+ *   their own pointing at Zekt and ping it, so a per-address count let a stranger shut GitHub out
+ *   for every tenant. A webhook's signature is checked first (an HMAC of a body already read, far
+ *   cheaper than the store's count), and only a request that failed it is counted or refused: a
+ *   validly signed webhook is never refused, whatever was sent under its hook id or address.
+ *   Guessing a hook secret (HMAC-SHA256, 32 random bytes) is hopeless at any rate; the limit
+ *   spares the store a write per bad request and tells a misconfigured sender (429, Retry-After);
  * - management API calls, per token or session: `apiCallsPerMinute`.
  *
  * A token prefix is the token's kind and the first 8 characters of its secret (`zkt_AbCdEfGh`),
  * kept only as a hash: guesses that complete a partly leaked token share it, whatever address
- * they come from. OIDC tokens (JWTs all start alike) and webhook signatures have no prefix worth
- * keying on; they are limited per client only — a per-hook limit would let anyone lock GitHub out
- * of a hook by sending bad signatures in its name.
+ * they come from. OIDC tokens (JWTs all start alike) have no prefix worth keying on; they are
+ * limited per client only.
  */
 export const RATE_WINDOW_MS = 60_000;
 
@@ -36,9 +44,19 @@ export interface RateLimiter {
   countFailure(request: FastifyRequest): Promise<void>;
   /** Counts one management API call of a token or session (`key`: its hash); 429 beyond the limit. */
   countCall(key: string): Promise<void>;
+  /**
+   * Counts a webhook whose signature is missing or wrong against the hook Zekt placed that it
+   * named (`hookId`), or against one shared bucket when it named none Zekt placed (the App's
+   * webhook, a stranger's hook, no `X-GitHub-Hook-ID`: none can be validly signed by a tenant's
+   * hook, and inventing hook ids then creates no counter rows). 429 once that hook's failures
+   * passed the limit this minute. Only ever called after the signature failed.
+   */
+  countWebhookFailure(hookId: number | null): Promise<void>;
 }
 
 const FAILURE_PREFIX = 'auth-failure:';
+/** Not under FAILURE_PREFIX: a stranger's bad webhooks must not end the API's "no failures" cache. */
+const WEBHOOK_FAILURE_PREFIX = 'webhook-failure:hook:';
 const OWN_TOKEN = /^(zkt|zdt|zks)_([A-Za-z0-9_-]{8})/;
 
 /** The prefix of the request's own-format credential (bearer token or session cookie), hashed. */
@@ -133,6 +151,18 @@ export function createRateLimiter(deps: {
       for (const bucket of failureBuckets(request)) await incrementWindow(deps.store.db, bucket, start);
       forgetNoFailures();
     },
+    async countWebhookFailure(hookId) {
+      const { start, retryAfterSeconds } = window();
+      const bucket = `${WEBHOOK_FAILURE_PREFIX}${hookId ?? 'other'}`;
+      const failures = await incrementWindow(deps.store.db, bucket, start);
+      if (failures > deps.limits.authFailuresPerMinute) {
+        const which = hookId === null ? 'naming no hook Zekt placed' : `for hook ${hookId}`;
+        throw limited(
+          retryAfterSeconds,
+          `too many webhooks with a wrong signature ${which} in the last minute (ZEKT_AUTH_FAILURE_LIMIT); validly signed webhooks are still accepted; try again in ${retryAfterSeconds} s`,
+        );
+      }
+    },
     async countCall(key) {
       const { start, retryAfterSeconds } = window();
       const calls = await incrementWindow(deps.store.db, `api-call:${key.slice(0, 32)}`, start);
@@ -147,24 +177,24 @@ export function createRateLimiter(deps: {
 }
 
 /**
- * Paths whose requests carry credentials. The login pages are not among them: a locked-out
- * browser must still be able to log in properly.
+ * Paths whose requests carry credentials checked per client. The login pages are not among them:
+ * a locked-out browser must still be able to log in properly. Nor are webhooks: their signature is
+ * checked before any limit, and their failures are counted per hook by the webhook route.
  */
-const AUTHENTICATED = /^\/(api|webhooks)\//;
+const AUTHENTICATED = /^\/api\//;
 
 /** A credential was presented: a failure then is a wrong guess, not a visitor not logged in yet. */
 function presentsCredential(request: FastifyRequest): boolean {
   return (
     request.headers.authorization !== undefined ||
-    request.headers['x-hub-signature-256'] !== undefined ||
     /(?:^|;\s*)(?:__Host-)?zekt_session=/.test(request.headers.cookie ?? '')
   );
 }
 
 /**
- * Wires the failure limit into every authenticated route: the lock-out check before anything else
- * runs, and the count when a presented credential was refused (a 401, or a refusal that hides
- * itself as a 404), before the answer leaves, so the next request already sees it.
+ * Wires the failure limit into every route authenticated per client: the lock-out check before
+ * anything else runs, and the count when a presented credential was refused (a 401, or a refusal
+ * that hides itself as a 404), before the answer leaves, so the next request already sees it.
  */
 export function limitFailedAuthentication(app: FastifyInstance, limiter: RateLimiter): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {

@@ -22,14 +22,16 @@ export async function ingestGitHubWebhook(
       outcome: 'unauthorized',
       detail:
         'X-Hub-Signature-256 is missing: configure a webhook secret (every Zekt webhook must be signed)',
+      hookId: null,
     };
   }
-  const source = await identifySigner(options, request);
+  const { source, placedHookId } = await identifySigner(options, request);
   if (!source) {
     return {
       outcome: 'unauthorized',
       detail:
         'the X-Hub-Signature-256 signature does not match: for the App webhook, check that GITHUB_WEBHOOK_SECRET equals the secret in the GitHub App settings',
+      hookId: placedHookId,
     };
   }
   if (!/^application\/json\b/i.test(request.contentType ?? '')) {
@@ -100,18 +102,23 @@ export async function ingestGitHubWebhook(
   }
 }
 
+/**
+ * Who signed the request, if anyone may have: `source` null when no secret matches.
+ * `placedHookId` is the request's hook id when it names a hook Zekt placed.
+ */
 async function identifySigner(
   options: WebhookIngestOptions,
   request: WebhookRequest,
   fresh = false,
-): Promise<WebhookSource | null> {
+): Promise<{ source: WebhookSource | null; placedHookId: number | null }> {
   const hookId = numeric(request.hookId);
   const known = hookId === null ? undefined : await options.hookSecrets.byId(hookId, { fresh });
   if (known) {
     const index = await findSigningSecret([known.secret], request.rawBody, request.signature256);
-    if (index === 0) return { kind: 'hook', hook: known.hook, pending: false };
+    if (index === 0)
+      return { source: { kind: 'hook', hook: known.hook, pending: false }, placedHookId: hookId };
     // The cached hook may have changed since: decide on what the store says now.
-    return known.cached ? identifySigner(options, request, true) : null;
+    return known.cached ? identifySigner(options, request, true) : { source: null, placedHookId: hookId };
   }
   const targetId = request.targetType === 'repository' ? numeric(request.targetId) : null;
   const beingPlaced =
@@ -128,9 +135,12 @@ async function identifySigner(
     options.appWebhookSecret,
   ];
   const index = await findSigningSecret(secrets, request.rawBody, request.signature256);
-  if (index === -1) return null;
+  if (index === -1) return { source: null, placedHookId: null };
   const hook = beingPlaced[index];
-  return hook ? { kind: 'hook', hook, pending: hook.hook_id === null } : { kind: 'app' };
+  return {
+    source: hook ? { kind: 'hook', hook, pending: hook.hook_id === null } : { kind: 'app' },
+    placedHookId: null,
+  };
 }
 
 function numeric(value: string | undefined): number | null {

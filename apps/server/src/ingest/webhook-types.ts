@@ -22,7 +22,12 @@ export interface WebhookRequest {
 }
 
 export type WebhookOutcome =
-  | { outcome: 'unauthorized'; detail: string }
+  /**
+   * The signature is missing or wrong. `hookId`: the hook Zekt placed that the request named (its
+   * failures are counted against it), or null when it named none Zekt placed (the App's webhook,
+   * a stranger's hook, no `X-GitHub-Hook-ID`).
+   */
+  | { outcome: 'unauthorized'; detail: string; hookId: number | null }
   | { outcome: 'unsupported'; detail: string }
   | { outcome: 'malformed'; detail: string }
   | { outcome: 'too_deep'; detail: string }

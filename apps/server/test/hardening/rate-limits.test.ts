@@ -10,7 +10,9 @@ import { createZekt, type Zekt } from '../../src/zekt.js';
 /**
  * Issue 10, defect 10: failed authentication is limited per client and per token prefix, API calls
  * per token; beyond a limit the answer is 429 with Retry-After, before any credential is checked.
- * The counters live in the store, so every API process of a deployment counts together.
+ * Webhook signatures are the exception: checked first, and their failures limited per hook
+ * (webhook-lockout.test.ts). The counters live in the store, so every API process of a deployment
+ * counts together.
  */
 const FAILURES = 5;
 const CALLS = 20;
@@ -105,9 +107,11 @@ describe('failed authentication', () => {
         },
         body,
       });
+    // Webhook signatures are limited per hook named (here none), never per address.
     for (let i = 0; i < FAILURES; i++) expect((await webhook(`guess-${i}`)).status).toBe(401);
     await expectLimited(await webhook('guess-last'));
-    // GitHub itself, from its own address, is not affected.
+    // GitHub itself, from the very same address and naming no hook either, is not affected: a
+    // validly signed webhook is never refused (test/hardening/webhook-lockout.test.ts).
     const real = await fetch(`${h.url}/webhooks/github`, {
       method: 'POST',
       headers: {
@@ -115,7 +119,7 @@ describe('failed authentication', () => {
         'x-github-event': 'ping',
         'x-github-delivery': 'real',
         'x-hub-signature-256': `sha256=${createHmac('sha256', h.sim.app.webhookSecret).update(body).digest('hex')}`,
-        ...from('192.0.2.9'),
+        ...from('192.0.2.8'),
       },
       body,
     });

@@ -7,6 +7,7 @@ import type { WebhookMetricOutcome } from '../../metrics/metrics.js';
 import { BODY_PROBLEMS, problems, WebhookAnswerSchema } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { HttpError, sendProblem } from '../problem.js';
+import type { RateLimiter } from '../rate-limits.js';
 
 /** GitHub caps webhook payloads at 25 MB. https://docs.github.com/webhooks/webhook-events-and-payloads#payload-cap */
 const GITHUB_PAYLOAD_CAP_BYTES = 25 * 1024 * 1024;
@@ -29,7 +30,7 @@ export function registerWebhookRoute(
     | 'wakeRouter'
     | 'wakeDispatcher'
     | 'metrics'
-  >,
+  > & { rateLimiter: Pick<RateLimiter, 'countWebhookFailure'> },
 ): void {
   // What each answered request was, for the counter; requests refused before the handler ran
   // (too large, too slow, store down) are not in it and count as rejected or error.
@@ -110,6 +111,9 @@ export function registerWebhookRoute(
           },
         );
         outcomes.set(request, METRIC_OUTCOME[outcome.outcome]);
+        // Counted only once the signature failed: a validly signed webhook is never refused for
+        // what others sent under its hook id or from its address (http/rate-limits.ts).
+        if (outcome.outcome === 'unauthorized') await context.rateLimiter.countWebhookFailure(outcome.hookId);
         return answer(reply, outcome);
       },
     );
