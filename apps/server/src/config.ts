@@ -235,11 +235,13 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'ZEKT_MAX_JSON_DEPTH', description: 'deepest JSON nesting accepted (default 64)' },
   {
     name: 'ZEKT_TRUST_PROXY',
-    description: 'true, or the proxy addresses whose X-Forwarded-For is believed (default false)',
+    description:
+      'true, or the proxy addresses whose X-Forwarded-For is believed (default false; a warning is logged once when requests carry X-Forwarded-For while it is false)',
   },
   {
     name: 'ZEKT_AUTH_FAILURE_LIMIT',
-    description: 'failed authentications a minute per client and per token prefix (default 30)',
+    description:
+      'failed authentications a minute per client and per token prefix, and bad webhook signatures per hook (default 30)',
   },
   {
     name: 'ZEKT_API_CALL_LIMIT',
