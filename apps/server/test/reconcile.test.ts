@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import { MAX_REDELIVERY_ASKS } from '../src/domain/reconcile.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
+import { placedHookId, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
@@ -22,18 +22,7 @@ describe('the reconciler', () => {
     await h.close();
   });
 
-  const providerHookId = async () =>
-    Number(
-      (
-        await h.zekt.store.db
-          .selectFrom('repository_hooks')
-          .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
-          .select('repository_hooks.hook_id')
-          .where('repositories.full_name', '=', 'acme/api')
-          .where('repository_hooks.role', '=', 'provider')
-          .executeTakeFirstOrThrow()
-      ).hook_id,
-    );
+  const providerHookId = () => placedHookId(h, 'acme/api', 'provider');
 
   it('recovers a workflow_run the simulator dropped, and routes it once', async () => {
     h.sim.dropWebhooks({ event: 'workflow_run', repository: 'acme/api' });

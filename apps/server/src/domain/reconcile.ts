@@ -18,6 +18,13 @@ export function webhookKey(webhook: ReconciledWebhook): string {
   return webhook.kind === 'app' ? 'app' : `repository:${webhook.hookId}`;
 }
 
+/** The webhook a key names; null for anything `webhookKey` does not write. */
+export function parseWebhookKey(key: string): ReconciledWebhook | null {
+  if (key === 'app') return { kind: 'app' };
+  const id = /^repository:(\d{1,15})$/.exec(key)?.[1];
+  return id === undefined ? null : { kind: 'repository', hookId: Number(id) };
+}
+
 /**
  * The events Zekt acts on, per webhook; a missed `ping` or `push` is not worth a redelivery. The
  * App's webhook carries the installation events (only it does); `workflow_run` is acted on only

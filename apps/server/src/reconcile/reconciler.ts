@@ -188,7 +188,6 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     const state = await findRedeliveryState(
       store.db,
       target.webhook,
-      target.key,
       failed.map((delivery) => delivery.guid),
     );
     const result: WebhookCheck = { ...base, listed: listed.length, failed: failed.length };

@@ -1,5 +1,11 @@
 import { type Kysely, sql } from 'kysely';
-import { isReceivedThrough, type PreviousAsk, type ReconciledWebhook } from '../domain/reconcile.js';
+import {
+  isReceivedThrough,
+  type PreviousAsk,
+  parseWebhookKey,
+  type ReconciledWebhook,
+  webhookKey,
+} from '../domain/reconcile.js';
 import type { Database } from './schema.js';
 import { findWebhookReceipts } from './webhook-deliveries.js';
 
@@ -26,7 +32,6 @@ export interface RedeliveryState {
 export async function findRedeliveryState(
   db: Kysely<Database>,
   webhook: ReconciledWebhook,
-  hook: string,
   guids: string[],
 ): Promise<RedeliveryState> {
   if (guids.length === 0) return { received: new Set(), asked: new Map() };
@@ -35,7 +40,7 @@ export async function findRedeliveryState(
     db
       .selectFrom('webhook_redeliveries')
       .select(['delivery_guid', 'asks', 'asked_at', 'github_delivery_id', 'gave_up_at'])
-      .where('hook', '=', hook)
+      .where('hook', '=', webhookKey(webhook))
       .where('delivery_guid', 'in', guids)
       .execute(),
   ]);
@@ -93,27 +98,30 @@ export async function recordRedeliveryRequest(
     .execute();
 }
 
-/** Marks a redelivery given up (its last allowed ask failed too); false when it already was. */
-export async function markGivenUp(
+/** Sets `column` of a request to `now` unless it is set already; false when it was. */
+async function setOnce(
   db: Kysely<Database>,
   request: Pick<RedeliveryRequest, 'guid' | 'hook'>,
+  column: 'recovered_at' | 'gave_up_at',
   now: number,
 ): Promise<boolean> {
   const result = await db
     .updateTable('webhook_redeliveries')
-    .set({ gave_up_at: now })
+    .set({ [column]: now })
     .where('delivery_guid', '=', request.guid)
     .where('hook', '=', request.hook)
-    .where('gave_up_at', 'is', null)
+    .where(column, 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** A `webhook_redeliveries` key back into the webhook it names. */
-function webhookOf(hook: string): ReconciledWebhook | null {
-  if (hook === 'app') return { kind: 'app' };
-  const id = /^repository:(\d+)$/.exec(hook)?.[1];
-  return id === undefined ? null : { kind: 'repository', hookId: Number(id) };
+/** Marks a redelivery given up (its last allowed ask failed too); false when it already was. */
+export function markGivenUp(
+  db: Kysely<Database>,
+  request: Pick<RedeliveryRequest, 'guid' | 'hook'>,
+  now: number,
+): Promise<boolean> {
+  return setOnce(db, request, 'gave_up_at', now);
 }
 
 /**
@@ -129,7 +137,7 @@ export async function markRecovered(db: Kysely<Database>, now: number): Promise<
   if (open.length === 0) return [];
   const receipts = await findWebhookReceipts(db, [...new Set(open.map((row) => row.delivery_guid))]);
   const arrived = open.filter((row) => {
-    const webhook = webhookOf(row.hook);
+    const webhook = parseWebhookKey(row.hook);
     return (
       webhook !== null &&
       isReceivedThrough(
@@ -140,14 +148,7 @@ export async function markRecovered(db: Kysely<Database>, now: number): Promise<
   });
   const recovered: RedeliveryRequest[] = [];
   for (const row of arrived) {
-    const result = await db
-      .updateTable('webhook_redeliveries')
-      .set({ recovered_at: now })
-      .where('delivery_guid', '=', row.delivery_guid)
-      .where('hook', '=', row.hook)
-      .where('recovered_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) continue;
+    if (!(await setOnce(db, { guid: row.delivery_guid, hook: row.hook }, 'recovered_at', now))) continue;
     recovered.push({
       guid: row.delivery_guid,
       hook: row.hook,

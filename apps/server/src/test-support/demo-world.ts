@@ -49,6 +49,22 @@ export async function setUpWorld(h: Harness, options: { eventType?: string } = {
   return { providerToken, consumerToken, serviceId: service.id, subscriptionId: subscription.id };
 }
 
+/** GitHub's id of the hook Zekt placed in `repository` (`owner/name`) for `role`. */
+export async function placedHookId(
+  h: Harness,
+  repository: string,
+  role: 'provider' | 'completion',
+): Promise<number> {
+  const row = await h.zekt.store.db
+    .selectFrom('repository_hooks')
+    .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
+    .select('repository_hooks.hook_id')
+    .where('repositories.full_name', '=', repository)
+    .where('repository_hooks.role', '=', role)
+    .executeTakeFirstOrThrow();
+  return Number(row.hook_id);
+}
+
 /** Turns the world's subscription durable: completion tracking on globex/app, then the switch. */
 export async function makeDurable(h: Harness, world: World): Promise<void> {
   const tracking = await h.call('PUT', '/api/v1/repositories/globex/app/completion-tracking', {

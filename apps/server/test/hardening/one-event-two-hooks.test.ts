@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeDurable, setUpWorld, type World } from '../../src/test-support/demo-world.js';
+import { makeDurable, placedHookId, setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
@@ -53,18 +53,7 @@ describe('one event on two hooks of one repository', () => {
     await h.close();
   });
 
-  const hookIdOf = async (role: 'provider' | 'completion') =>
-    Number(
-      (
-        await h.zekt.store.db
-          .selectFrom('repository_hooks')
-          .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
-          .select('repository_hooks.hook_id')
-          .where('repositories.full_name', '=', 'globex/app')
-          .where('repository_hooks.role', '=', role)
-          .executeTakeFirstOrThrow()
-      ).hook_id,
-    );
+  const hookIdOf = (role: 'provider' | 'completion') => placedHookId(h, 'globex/app', role);
 
   /** Runs acme/api's workflow and waits until globex/app's consumer run it started completed. */
   async function deliverAndRunConsumer() {

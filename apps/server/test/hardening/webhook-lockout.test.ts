@@ -4,7 +4,7 @@ import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
+import { placedHookId, setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
@@ -34,20 +34,6 @@ async function strangersOctokit(installationId: number) {
     Octokit: Octokit.defaults({ baseUrl: h.sim.apiUrl }),
   });
   return app.getInstallationOctokit(installationId);
-}
-
-async function providerHookId(): Promise<number> {
-  return Number(
-    (
-      await h.zekt.store.db
-        .selectFrom('repository_hooks')
-        .innerJoin('repositories', 'repositories.repository_id', 'repository_hooks.repository_id')
-        .select('repository_hooks.hook_id')
-        .where('repositories.full_name', '=', 'acme/api')
-        .where('repository_hooks.role', '=', 'provider')
-        .executeTakeFirstOrThrow()
-    ).hook_id,
-  );
 }
 
 /** Runs acme/api's workflow; its `workflow_run.completed` must be accepted and routed to globex/app. */
@@ -123,7 +109,7 @@ describe('failed webhook signatures', () => {
   it("bad signatures under a tenant's own hook id lock that hook id out for bad signatures only", async () => {
     h = await startHarness();
     world = await setUpWorld(h);
-    const victim = await providerHookId();
+    const victim = await placedHookId(h, 'acme/api', 'provider');
     const body = JSON.stringify({ zen: 'guess', hook_id: victim });
     const forged = () =>
       fetch(`${h.url}/webhooks/github`, {

@@ -48,7 +48,8 @@ describe(`0009-usage-shards (${TEST_STORE})`, () => {
       .values({ account_id: 1, day: '2026-11-02', counter: 'eventsReceived', value: 41 } as never)
       .execute();
 
-    expect(await store.migrate()).toEqual(['0009-usage-shards']);
+    // Later migrations run after it.
+    expect((await store.migrate())[0]).toBe('0009-usage-shards');
     const november = Date.UTC(2026, 10, 2, 12);
     expect((await getUsage(store.db, 1, '2026-11', november)).counters.eventsReceived).toBe(41);
     // A process of the previous version, during a rolling upgrade, still counts the old way; the
