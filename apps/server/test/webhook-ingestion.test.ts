@@ -136,6 +136,23 @@ describe('webhook ingestion', () => {
     expect(await fixed.json()).toMatchObject({ outcome: 'applied' });
   });
 
+  it("keys an App webhook's idempotency on the App, not on the X-GitHub-Hook-ID its signature does not cover", async () => {
+    const body = JSON.stringify({
+      action: 'created',
+      installation: { id: 4343, account: { id: 4343, login: 'replayed', type: 'Organization' } },
+      repositories: [],
+      sender: { id: 4344, login: 'someone' },
+    });
+    const headers = appHeaders('installation', body);
+    const first = await post(body, headers);
+    expect(await first.json()).toMatchObject({ outcome: 'applied' });
+    // The same signed bytes replayed under another hook id: the signature still matches (it covers
+    // the body only), and it is still the one App webhook's delivery — a duplicate.
+    const replayed = await post(body, { ...headers, 'x-github-hook-id': '1' });
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toMatchObject({ outcome: 'duplicate' });
+  });
+
   it('counts the same run key from two deliveries once', async () => {
     const run = await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
     const again = await h.sim.sendRepositoryWebhook('acme/api', 'workflow_run', run.webhooks[0]!.payload);

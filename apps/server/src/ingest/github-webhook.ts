@@ -1,6 +1,7 @@
 import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
 import { findSigningSecret } from '../github/webhook-signature.js';
 import { completeHookPlacement, findHooksBeingPlaced } from '../store/hooks.js';
+import { APP_WEBHOOK_ID } from '../store/webhook-deliveries.js';
 import { storeCompletionEvent } from './completion-event.js';
 import { trackConsumerRun } from './completion-tracking.js';
 import { applyInstallationEvent } from './installation-events.js';
@@ -62,7 +63,14 @@ export async function ingestGitHubWebhook(
     return { outcome: 'malformed', detail: 'the webhook body must be a JSON object' };
   }
   const payload = body as Record<string, unknown>;
-  const delivery = { guid: request.deliveryGuid, event: request.event, hookId: numeric(request.hookId) };
+  // Idempotency is per (GUID, hook), and the hook is the one the signature proved — a hook Zekt
+  // placed, or the App's webhook — never the X-GitHub-Hook-ID header alone, which the signature
+  // does not cover: a captured App webhook replayed under another hook id is still a duplicate.
+  const delivery = {
+    guid: request.deliveryGuid,
+    event: request.event,
+    hookId: source.kind === 'hook' ? (source.hook.hook_id ?? numeric(request.hookId)) : APP_WEBHOOK_ID,
+  };
 
   switch (request.event) {
     case 'ping':

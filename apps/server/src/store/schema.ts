@@ -141,8 +141,8 @@ export interface WebhookDeliveriesTable {
 }
 
 /**
- * One `X-GitHub-Delivery` GUID processed through one hook (`X-GitHub-Hook-ID`; 0 when the request
- * named none): GitHub gives one event the same GUID on every hook that receives it.
+ * One `X-GitHub-Delivery` GUID processed through one hook: the hook Zekt placed whose secret signed
+ * it, or 0 for the App's webhook. GitHub gives one event the same GUID on every hook receiving it.
  */
 export interface WebhookReceiptsTable {
   delivery_guid: string;

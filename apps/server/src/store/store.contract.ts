@@ -94,6 +94,7 @@ export function describeStoreContract(
         .values([
           { delivery_guid: 'old-hooked', event: 'workflow_run', hook_id: 5, received_at: 1 },
           { delivery_guid: 'old-unknown', event: 'installation', hook_id: null, received_at: 1 },
+          { delivery_guid: 'old-app', event: 'installation', hook_id: 900, received_at: 1 },
         ])
         .execute();
       const record = (guid: string, hookId: number | null) =>
@@ -102,6 +103,9 @@ export function describeStoreContract(
       expect(await record('old-hooked', 6)).toBe(true);
       expect(await record('old-unknown', 5)).toBe(false);
       expect(await record('old-unknown', null)).toBe(false);
+      // The App's webhook (null: its own key) — its events reach no other hook, so any row counts.
+      expect(await record('old-app', null)).toBe(false);
+      expect(await record('old-app', 7)).toBe(true);
     });
 
     it('keeps one event per run key; a re-run attempt is a new run key', async () => {

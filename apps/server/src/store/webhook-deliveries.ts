@@ -10,14 +10,20 @@ import type { Database } from './schema.js';
  * repository that is a provider and a completion-tracked consumer has two of Zekt's hooks.
  */
 
-/** `hook_id` of a request that named no hook (GitHub always names one; hook ids start at 1). */
-export const NO_HOOK_ID = 0;
+/**
+ * `hook_id` of the App's webhook (signed with the App's secret). Zekt does not know that hook's id,
+ * and the `X-GitHub-Hook-ID` header is not covered by the signature, so every App webhook is keyed
+ * on this one id (GitHub's hook ids start at 1).
+ */
+export const APP_WEBHOOK_ID = 0;
 
 /**
- * Remembers a GUID received through a hook, so a redelivery of it to that hook is acknowledged
- * without being processed again. Returns false when it was already recorded: in `webhook_receipts`,
- * or in `webhook_deliveries` (written before migration 0010, or by a previous version during a
- * rolling upgrade) for the same hook or for an unknown one.
+ * Remembers a GUID received through a hook (`hookId`: a hook Zekt placed, whose secret signed it,
+ * or null / `APP_WEBHOOK_ID` for the App's webhook), so a redelivery of it to that hook is
+ * acknowledged without being processed again. Returns false when it was already recorded: in
+ * `webhook_receipts`, or in `webhook_deliveries` (written before migration 0010, or by a previous
+ * version during a rolling upgrade) for the same hook, for an unknown one (its `hook_id` null), or
+ * — for the App's webhook, whose events reach no other hook — for any.
  */
 export async function recordWebhookDelivery(
   db: Kysely<Database>,
@@ -27,14 +33,14 @@ export async function recordWebhookDelivery(
   const result = await recordWebhookDeliveryQuery.execute(db, {
     guid: delivery.guid,
     event: delivery.event,
-    hookId: delivery.hookId ?? NO_HOOK_ID,
+    hookId: delivery.hookId ?? APP_WEBHOOK_ID,
     now,
   });
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
 // One statement, so the check of the older table costs no round trip on the webhook's path. The
-// selected values are cast: PostgreSQL cannot infer the type of a parameter in a select list.
+// parameters are cast: PostgreSQL cannot infer the type of one in a select list.
 const recordWebhookDeliveryQuery = hotQuery(
   (db, p: { guid: string; event: string; hookId: number; now: number }) =>
     db
@@ -55,7 +61,13 @@ const recordWebhookDeliveryQuery = hotQuery(
                   .selectFrom('webhook_deliveries')
                   .select(sql`1`.as('one'))
                   .where('delivery_guid', '=', p.guid)
-                  .where((row) => row.or([row('hook_id', '=', p.hookId), row('hook_id', 'is', null)])),
+                  .where((row) =>
+                    row.or([
+                      row('hook_id', '=', p.hookId),
+                      row('hook_id', 'is', null),
+                      sql<boolean>`cast(${p.hookId} as bigint) = ${APP_WEBHOOK_ID}`,
+                    ]),
+                  ),
               ),
             ),
           ),
@@ -63,7 +75,10 @@ const recordWebhookDeliveryQuery = hotQuery(
       .onConflict((oc) => oc.columns(['delivery_guid', 'hook_id']).doNothing()),
 );
 
-/** A GUID Zekt processed and the hook it came through (null: unknown, a row from before 0010). */
+/**
+ * A GUID Zekt processed and the hook it came through: `APP_WEBHOOK_ID` for the App's webhook; a row
+ * from before migration 0010 has the header's hook id, or null when it named none.
+ */
 export interface WebhookReceipt {
   guid: string;
   hookId: number | null;

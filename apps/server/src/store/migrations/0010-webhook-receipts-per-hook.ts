@@ -11,13 +11,14 @@ import type { MigrationContext } from '../dialect.js';
  * previous version, still inserting with the GUID as its conflict target during a rolling upgrade,
  * keeps working (docs/operations.md, *Upgrading several processes*).
  *
- * - `webhook_receipts`: one row per (GUID, `X-GitHub-Hook-ID`) processed; `hook_id` 0 when the
- *   request named no hook (GitHub always names one). `webhook_deliveries`, written before this
- *   migration and by a previous version during the upgrade, is still read, never written: one of
- *   its rows says the GUID was processed through the hook it names, and one without a hook id
- *   (the hook is unknown) counts for every hook — acting on a webhook twice is worse than the
- *   rare loss of one that arrived before the upgrade through a second hook. Its rows age out
- *   with retention (30 days).
+ * - `webhook_receipts`: one row per (GUID, hook) processed: the hook Zekt placed whose secret
+ *   signed it, or 0 for the App's webhook. `webhook_deliveries`, written before this migration
+ *   and by a previous version during the upgrade, is still read, never written: one of its rows
+ *   says the GUID was processed through the hook it names (`X-GitHub-Hook-ID`), and one without a
+ *   hook id (the hook is unknown) counts for every hook — acting on a webhook twice is worse than
+ *   the rare loss of one that arrived before the upgrade through a second hook; for the App's
+ *   webhook, whose events reach no other hook, any row of the GUID counts. Its rows age out with
+ *   retention (30 days).
  * - `webhook_redeliveries`: what the reconciler asked GitHub to redeliver, per (GUID, webhook),
  *   and how many times (it asks again, bounded, for a redelivery that failed again). The rows of
  *   `redelivery_requests` are copied in as asked once; that table is no longer read (a previous
