@@ -29,6 +29,7 @@ export function registerWebhookRoute(
     | 'wakeRouter'
     | 'wakeDispatcher'
     | 'metrics'
+    | 'tracer'
   >,
 ): void {
   // What each answered request was, for the counter; requests refused before the handler ran
@@ -97,6 +98,7 @@ export function registerWebhookRoute(
             logger: context.logger,
             onEventStored: context.wakeRouter,
             onDeliveriesCreated: context.wakeDispatcher,
+            tracer: context.tracer,
           },
           {
             event: header('x-github-event'),
