@@ -160,7 +160,8 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
         },
       };
     },
-    async shutdown(timeoutMs = 5_000) {
+    // By default a stopping process waits for one export at most, and never more than 5 s.
+    async shutdown(timeoutMs = Math.min(settings.timeoutMs, 5_000)) {
       let timer: NodeJS.Timeout | undefined;
       const gaveUp = new Promise<'timeout'>((done) => {
         timer = setTimeout(() => done('timeout'), timeoutMs);

@@ -175,7 +175,7 @@ export function recordAttemptSpan(
           'zekt.consumer.account.id': row.consumer_account_id,
           'zekt.consumer.repository.id': row.consumer_repository_id,
           'zekt.attempt.number': attempt.number,
-          'zekt.retry_number': update.retry_number ?? row.retry_number,
+          'zekt.retry_number': row.retry_number,
           'zekt.outcome': attempt.outcome,
           'http.response.status_code': attempt.statusCode,
           'zekt.error.category': attempt.errorCategory,
