@@ -30,14 +30,15 @@ import {
 } from '../domain/trace-context.js';
 import type { SpanDrop } from '../metrics/metrics.js';
 import { createSpanQueue } from './span-queue.js';
-import type {
-  SpanAttributes,
-  SpanEnd,
-  SpanName,
-  SpanOptions,
-  SpanParent,
-  Tracer,
-  Span as ZektSpan,
+import {
+  noSpan,
+  type SpanAttributes,
+  type SpanEnd,
+  type SpanName,
+  type SpanOptions,
+  type SpanParent,
+  type Tracer,
+  type Span as ZektSpan,
 } from './tracer.js';
 import type { TracingConfig } from './tracing-config.js';
 
@@ -175,8 +176,6 @@ export function createOtelTracer(options: OtelTracerOptions): Tracer {
     },
   };
 }
-
-const noSpan: ZektSpan = { traceparent: null, end() {} };
 
 function attributesOf(attributes: SpanAttributes | undefined): Attributes {
   const clean: Attributes = {};

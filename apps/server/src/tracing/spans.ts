@@ -3,7 +3,7 @@ import { attemptSpanId, childTraceparent, type TraceRunKey } from '../domain/tra
 import type { AttemptRecord } from '../store/deliveries.js';
 import type { ClaimedDelivery } from '../store/dispatch-context.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
-import type { Span, SpanAttributes, Tracer } from './tracer.js';
+import { noSpan, type Span, type SpanAttributes, type Tracer } from './tracer.js';
 
 /**
  * The spans of a provider run's trace, one function per seam, so each component adds one call
@@ -24,6 +24,7 @@ import type { Span, SpanAttributes, Tracer } from './tracer.js';
 
 /** The webhook span: started before the event is stored, so its context is stored with it. */
 export function startWebhookSpan(tracer: Tracer, run: CompletedRun, githubDelivery: string): Span {
+  if (!tracer.enabled) return noSpan;
   return tracer.start(
     'zekt.webhook',
     { run: runKeyOf(run) },
@@ -101,7 +102,7 @@ export function startRouteSpan(
     trace_parent?: string | null;
   },
 ): Span {
-  if (!tracer.enabled) return tracer.start('zekt.route', { traceparent: null });
+  if (!tracer.enabled) return noSpan;
   const run = { repositoryId: event.repository_id, runId: event.run_id, runAttempt: event.run_attempt };
   return tracer.start('zekt.route', event.trace_parent ? { traceparent: event.trace_parent } : { run }, {
     attributes: {
@@ -224,6 +225,7 @@ export function startReplaySpan(
   original: DeliveryRow,
   recoveryId?: string,
 ): Span {
+  if (!tracer.enabled) return noSpan;
   return tracer.start(
     as,
     { traceparent: original.trace_parent },

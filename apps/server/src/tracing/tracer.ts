@@ -107,7 +107,8 @@ export interface Tracer {
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
-const noSpan: Span = {
+/** The span of tracing off: no context, nothing recorded. */
+export const noSpan: Span = {
   traceparent: null,
   end() {},
 };

@@ -281,7 +281,7 @@ describe('one trace per provider run', () => {
         for (const secret of secrets) expect(text, `${span.name} ${key}`).not.toContain(secret);
         // No token of any kind (JWT, GitHub, delivery, API), no URL with credentials.
         expect(text, `${span.name} ${key}`).not.toMatch(
-          /eyJ[A-Za-z0-9_-]{10}|gh[opsu]_|zdt_|zekt_|:\/\/[^/]*@/,
+          /eyJ[A-Za-z0-9_-]{10}|gh[opsu]_|zdt_|zkt_|zks_|:\/\/[^/]*@/,
         );
       }
       for (const [key, value] of Object.entries(span.resource)) {
