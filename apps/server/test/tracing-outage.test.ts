@@ -1,8 +1,7 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setUpWorld } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import { type OtlpReceiver, startOtlpReceiver } from '../src/test-support/otlp-receiver.js';
+import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from '../src/test-support/otlp-receiver.js';
 
 /**
  * A tracing backend that hangs (accepts and never answers) or refuses connections leaves delivery
@@ -20,15 +19,6 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-/** A loopback port nothing listens on: connections are refused. */
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return `http://127.0.0.1:${port}`;
-}
-
 function dropped(metrics: string, reason: string): number {
   const match = new RegExp(`^zekt_trace_spans_dropped_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(
     metrics,
@@ -44,7 +34,7 @@ describe('an OTLP endpoint that is down', () => {
         receiver = await startOtlpReceiver({ mode: 'hang' });
         endpoint = receiver.url;
       } else {
-        endpoint = await refusedUrl();
+        endpoint = await refusedOtlpUrl();
       }
       h = await startHarness({
         env: {

@@ -1,9 +1,12 @@
-import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumerRunRecord } from 'zekt-github-sim';
 import { makeDurable, setUpWorld, type World } from '../../../apps/server/src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../../apps/server/src/test-support/harness.js';
-import { type OtlpReceiver, startOtlpReceiver } from '../../../apps/server/src/test-support/otlp-receiver.js';
+import {
+  type OtlpReceiver,
+  refusedOtlpUrl,
+  startOtlpReceiver,
+} from '../../../apps/server/src/test-support/otlp-receiver.js';
 import { runActionStep } from './support/run-action.js';
 
 /**
@@ -51,14 +54,6 @@ async function deliver(): Promise<ConsumerRunRecord> {
 function traceparentOf(record: ConsumerRunRecord): string {
   return (record.event as { client_payload: { zekt: { traceparent: string } } }).client_payload.zekt
     .traceparent;
-}
-
-async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return `http://127.0.0.1:${port}`;
 }
 
 describe('consumer steps in the provider run’s trace', () => {
@@ -128,7 +123,7 @@ describe('consumer steps in the provider run’s trace', () => {
     const record = await deliver();
     const failed = await runActionStep({
       action: 'complete',
-      inputs: { 'zekt-api-url': await refusedUrl(), 'retry-base-delay-ms': '0', auth: 'delivery-token' },
+      inputs: { 'zekt-api-url': await refusedOtlpUrl(), 'retry-base-delay-ms': '0', auth: 'delivery-token' },
       env: { ...record.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url },
       event: record.event,
     });
@@ -162,7 +157,7 @@ describe('consumer steps in the provider run’s trace', () => {
       const record = await deliver();
       const hanging = backend === 'hangs' ? await startOtlpReceiver({ mode: 'hang' }) : null;
       try {
-        const endpoint = hanging?.url ?? (await refusedUrl());
+        const endpoint = hanging?.url ?? (await refusedOtlpUrl());
         const confirmed = await runActionStep({
           action: 'confirm',
           inputs: { 'zekt-api-url': h.url },

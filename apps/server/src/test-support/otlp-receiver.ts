@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
 /**
@@ -69,6 +69,15 @@ export async function startOtlpReceiver(options: { mode?: 'ok' | 'hang' } = {}):
       await new Promise<void>((done) => server.close(() => done()));
     },
   };
+}
+
+/** A loopback URL nothing listens on: a tracing backend that refuses connections. */
+export async function refusedOtlpUrl(): Promise<string> {
+  const server = createTcpServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return `http://127.0.0.1:${port}`;
 }
 
 type Json = Record<string, unknown>;

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   attemptSpanId,
@@ -10,7 +9,7 @@ import {
 } from '../domain/trace-context.js';
 import type { SpanDrop } from '../metrics/metrics.js';
 import { eventually } from '../test-support/harness.js';
-import { type OtlpReceiver, startOtlpReceiver } from '../test-support/otlp-receiver.js';
+import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from '../test-support/otlp-receiver.js';
 import { createOtelTracer } from './otel-tracer.js';
 import type { Tracer } from './tracer.js';
 import type { TracingConfig } from './tracing-config.js';
@@ -183,12 +182,8 @@ describe('the OpenTelemetry tracer', () => {
   });
 
   it('drops and counts spans when the backend refuses connections', async () => {
-    const closed = createServer();
-    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
-    const port = (closed.address() as { port: number }).port;
-    await new Promise<void>((done) => closed.close(() => done()));
     const { tracer, counts } = tracerFor(
-      settings(`http://127.0.0.1:${port}`, { timeoutMs: 300, scheduleDelayMs: 10 }),
+      settings(await refusedOtlpUrl(), { timeoutMs: 300, scheduleDelayMs: 10 }),
     );
     for (let i = 0; i < 3; i++) tracer.start('zekt.webhook', { run }).end();
     await eventually(() => (counts.dropped.export_failed === 3 ? true : undefined), 10_000);
