@@ -5,6 +5,7 @@ import { DAY_MS, HOUR_MS, parseDurationMs } from './domain/duration.js';
 import { DEFAULT_NOT_STARTED_AFTER_MS } from './domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
+import { parseTracingConfig, TRACING_SETTINGS, type TracingConfig } from './tracing/tracing-config.js';
 
 /**
  * The only module that reads the environment. `loadConfig` takes the environment as a parameter
@@ -64,6 +65,8 @@ export interface Config {
   logLevel: string;
   http: HttpLimits;
   limits: AccountLimits;
+  /** OpenTelemetry traces over OTLP/HTTP (the standard OTEL_* variables); null: off. */
+  tracing: TracingConfig | null;
 }
 
 /** What one request may cost the server (issue 10: bodies, time, nesting). */
@@ -263,6 +266,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
+  ...TRACING_SETTINGS,
 ];
 
 export interface LoadConfigOptions {
@@ -506,6 +510,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       workflowsPerAccount: integer('ZEKT_MAX_WORKFLOWS_PER_ACCOUNT', 1_000, 1, 1_000_000),
       pendingRequestsPerAccount: integer('ZEKT_MAX_PENDING_REQUESTS_PER_ACCOUNT', 100, 1, 1_000_000),
     },
+    tracing: parseTracingConfig(value, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

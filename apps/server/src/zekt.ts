@@ -26,6 +26,8 @@ import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js
 import { readQueueStats } from './store/queue-stats.js';
 import { openStore, type Store } from './store/store.js';
 import { storeErrorCategory } from './store/store-errors.js';
+import { loadTracer } from './tracing/load-tracer.js';
+import type { Tracer } from './tracing/tracer.js';
 import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';
 
 /** Which parts a process runs (SPEC 2): the HTTP API, the background workers, or both. */
@@ -39,6 +41,8 @@ export interface ZektOptions {
   /** An already opened store (tests share one); otherwise opened from the config. */
   store?: Store;
   github?: GitHubClient;
+  /** A tracer of the caller's; otherwise loaded from the configuration (none without an OTLP endpoint). */
+  tracer?: Tracer;
 }
 
 export interface Zekt {
@@ -134,6 +138,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     now: () => clock.now(),
   });
   const stopCountingStoreErrors = store.onError((error) => metrics.storeFailed(storeErrorCategory(error)));
+  const tracer =
+    options.tracer ?? (await loadTracer(config.tracing, { metrics, role, instanceId: workerId }));
 
   let routerLoop: WorkerLoop | null = null;
   let dispatchLoop: WorkerLoop | null = null;
@@ -166,6 +172,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     retryScheduleMs: config.retryScheduleMs,
     installationDispatchRate: config.installationDispatchRate,
     metrics,
+    tracer,
     onExhausted: async (row, lastFailure, trx) => {
       await alerts.raise(
         {
@@ -195,6 +202,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     archiveRetentionMs: RETENTION_MS.archives,
     onDeliveriesCreated: () => notifier.notify('deliveries'),
     handoff,
+    tracer,
   });
   const sweeper = createRetentionSweeper({
     store,
@@ -281,6 +289,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     metrics,
     scrapeMetrics: () => metrics.scrape(),
     metricsToken: config.metrics.token,
+    tracer,
   });
   // A worker-only process has no API, but is probed and scraped like any other process.
   const probes =
@@ -324,6 +333,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       store,
       clock,
       wakeDispatcher: () => notifier.notify('deliveries'),
+      tracer,
     });
     recoveryLoop = createWorkerLoop({
       name: 'recoveries',
@@ -428,6 +438,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await alertLoop?.stop();
       await recoveryLoop?.stop();
       await notifier.close();
+      // Bounded: a tracing backend that hangs never holds up a stopping process.
+      if (!options.tracer) await tracer.shutdown();
       stopCountingStoreErrors();
       if (!options.store) await store.close();
     },

@@ -20559,6 +20559,7 @@ function readDelivery(event) {
       correlationId,
       ...deliveryId === void 0 ? {} : { deliveryId },
       ...token === void 0 ? {} : { token },
+      ...typeof zekt.traceparent === "string" ? { traceparent: zekt.traceparent } : {},
       message
     }
   };
@@ -21032,6 +21033,159 @@ async function getProviderToken(audience) {
   }
 }
 
+// src/step-trace.ts
+import { randomBytes } from "node:crypto";
+var TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+function readStepTraceSettings(env) {
+  const value = (name) => {
+    const raw = env[name]?.trim();
+    return raw === void 0 || raw === "" ? void 0 : raw;
+  };
+  if (value("OTEL_SDK_DISABLED")?.toLowerCase() === "true" || value("OTEL_TRACES_EXPORTER") === "none")
+    return null;
+  const traces = value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const base = value("OTEL_EXPORTER_OTLP_ENDPOINT");
+  const url = traces ?? (base === void 0 ? void 0 : `${base.replace(/\/+$/, "")}/v1/traces`);
+  if (url === void 0 || !/^https?:\/\//.test(url)) return null;
+  const timeout = Number(value("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") ?? value("OTEL_EXPORTER_OTLP_TIMEOUT"));
+  return {
+    url,
+    headers: {
+      ...keyValues(value("OTEL_EXPORTER_OTLP_HEADERS")),
+      ...keyValues(value("OTEL_EXPORTER_OTLP_TRACES_HEADERS"))
+    },
+    // A step waits for its span at most this long: 10 s by default, as the SDKs, never more than 30 s.
+    timeoutMs: Number.isInteger(timeout) && timeout > 0 ? Math.min(timeout, 3e4) : 1e4,
+    serviceName: value("OTEL_SERVICE_NAME") ?? "zekt-action",
+    resourceAttributes: keyValues(value("OTEL_RESOURCE_ATTRIBUTES"))
+  };
+}
+function startStepSpan(settings, traceparent, step, attributes) {
+  const parent = traceparent === void 0 ? null : TRACEPARENT.exec(traceparent);
+  if (!parent || /^0+$/.test(parent[1]) || /^0+$/.test(parent[2])) return null;
+  const [, traceId, parentSpanId, flags] = parent;
+  const spanId = randomBytes(8).toString("hex");
+  const sampled = (Number.parseInt(flags, 16) & 1) === 1;
+  const startNanos = nowNanos();
+  return {
+    traceparent: `00-${traceId}-${spanId}-${flags}`,
+    async end(outcome) {
+      if (settings === null || !sampled) return null;
+      const span = {
+        traceId,
+        spanId,
+        parentSpanId,
+        name: `zekt.action.${step}`,
+        kind: 3,
+        // SPAN_KIND_CLIENT: the step calls Zekt.
+        startTimeUnixNano: startNanos,
+        endTimeUnixNano: nowNanos(),
+        attributes: otlpAttributes({ ...attributes, "zekt.outcome": outcome.ok ? "ok" : "failed" }),
+        status: { code: outcome.ok ? 1 : 2 }
+      };
+      const body = {
+        resourceSpans: [
+          {
+            resource: {
+              attributes: otlpAttributes({
+                ...settings.resourceAttributes,
+                "service.name": settings.serviceName
+              })
+            },
+            scopeSpans: [{ scope: { name: "zekt-action" }, spans: [span] }]
+          }
+        ]
+      };
+      return exportSpans(settings, JSON.stringify(body));
+    }
+  };
+}
+async function exportSpans(settings, body) {
+  const client2 = new HttpClient("zekt-action", [], {
+    allowRetries: false,
+    maxRetries: 0,
+    allowRedirects: false,
+    socketTimeout: settings.timeoutMs
+  });
+  let timer;
+  const gaveUp = new Promise((done) => {
+    timer = setTimeout(() => done(`no answer within ${settings.timeoutMs} ms`), settings.timeoutMs);
+  });
+  try {
+    const sent = client2.request("POST", settings.url, body, { "content-type": "application/json", ...settings.headers }).then(async (response) => {
+      const status = response.message.statusCode ?? 0;
+      await response.readBody();
+      return status >= 200 && status < 300 ? null : `answered ${status}`;
+    }).catch((error2) => error2 instanceof Error ? error2.message : String(error2));
+    return await Promise.race([sent, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+    client2.dispose();
+  }
+}
+async function traceConsumerStep(step, env, run2, report) {
+  const loaded = loadDelivery(env.GITHUB_EVENT_PATH);
+  const delivery = loaded.ok ? loaded.delivery : void 0;
+  const settings = readStepTraceSettings(env);
+  const span = startStepSpan(settings, delivery?.traceparent, step, {
+    ...delivery?.deliveryId ? { "zekt.delivery.id": delivery.deliveryId } : {},
+    ...delivery ? { "zekt.run.id": String(delivery.correlationId) } : {},
+    ...env.GITHUB_REPOSITORY ? { "zekt.consumer.repository": env.GITHUB_REPOSITORY } : {},
+    ...env.GITHUB_RUN_ID ? { "zekt.consumer.run.id": env.GITHUB_RUN_ID } : {},
+    ...Number(env.GITHUB_RUN_ATTEMPT) > 0 ? { "zekt.consumer.run.attempt": Number(env.GITHUB_RUN_ATTEMPT) } : {}
+  });
+  const traceparent = settings === null ? delivery?.traceparent : span?.traceparent;
+  if (traceparent !== void 0 && TRACEPARENT.test(traceparent))
+    report.setOutput("traceparent", traceparent);
+  if (span === null || settings === null) return run2();
+  const finish = async (ok) => {
+    const problem = await span.end({ ok });
+    if (problem !== null && settings !== null) {
+      report.warning(
+        `the step's trace span could not be exported to ${describeEndpoint(settings.url)} (OTEL_EXPORTER_OTLP_ENDPOINT): ${problem}`
+      );
+    }
+  };
+  try {
+    await run2();
+  } catch (error2) {
+    await finish(false);
+    throw error2;
+  }
+  await finish(true);
+}
+function describeEndpoint(url) {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "the OTLP endpoint";
+  }
+}
+function nowNanos() {
+  return (BigInt(Date.now()) * 1000000n).toString();
+}
+function otlpAttributes(attributes) {
+  return Object.entries(attributes).map(([key, value]) => ({
+    key,
+    value: typeof value === "number" && Number.isInteger(value) ? { intValue: value } : { stringValue: String(value) }
+  }));
+}
+function keyValues(raw) {
+  const pairs = {};
+  for (const part of raw?.split(",") ?? []) {
+    const at = part.indexOf("=");
+    if (at <= 0) continue;
+    try {
+      pairs[part.slice(0, at).trim()] = decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+    }
+  }
+  return pairs;
+}
+
 // src/main.ts
 async function run(env = process.env) {
   let mode = "message";
@@ -21049,7 +21203,11 @@ async function run(env = process.env) {
       );
     }
     if (inputs.mode === "message") await sendMessage(inputs, env);
-    else await runConsumerStep(inputs, env);
+    else
+      await traceConsumerStep(inputs.mode, env, () => runConsumerStep(inputs, env), {
+        setOutput,
+        warning
+      });
   } catch (error2) {
     const message = error2 instanceof Error ? error2.message : String(error2);
     fail(message);

@@ -10,6 +10,8 @@ export interface ZektDelivery {
   deliveryId?: string;
   /** The per-delivery token; durable deliveries only. */
   token?: string;
+  /** W3C trace context of the dispatch, when the Zekt service traces (step-trace.ts). */
+  traceparent?: string;
   message: InlineMessage | ReferencedMessage | NoMessage;
 }
 
@@ -86,6 +88,7 @@ export function readDelivery(event: unknown): DeliveryResult {
       correlationId: correlationId as string | number,
       ...(deliveryId === undefined ? {} : { deliveryId }),
       ...(token === undefined ? {} : { token }),
+      ...(typeof zekt.traceparent === 'string' ? { traceparent: zekt.traceparent } : {}),
       message,
     },
   };

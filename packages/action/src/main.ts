@@ -2,6 +2,7 @@ import * as core from '@actions/core';
 import { runConsumerStep } from './consumer-steps.js';
 import { readInputs } from './inputs.js';
 import { sendMessage } from './send-message.js';
+import { traceConsumerStep } from './step-trace.js';
 import { writeSummary } from './summary.js';
 
 /**
@@ -27,7 +28,11 @@ export async function run(env: Record<string, string | undefined> = process.env)
       );
     }
     if (inputs.mode === 'message') await sendMessage(inputs, env);
-    else await runConsumerStep(inputs, env);
+    else
+      await traceConsumerStep(inputs.mode, env, () => runConsumerStep(inputs, env), {
+        setOutput: core.setOutput,
+        warning: core.warning,
+      });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     fail(message);

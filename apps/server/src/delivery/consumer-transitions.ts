@@ -5,6 +5,8 @@ import { changeDeliveryState, getDelivery } from '../store/deliveries.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
+import { recordReportSpan } from '../tracing/spans.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
  * Confirm and complete, wherever they come from: the consumer's API call (SPEC 6.2) or the
@@ -19,12 +21,13 @@ export type ConsumerReportResult =
   | { outcome: 'missing' };
 
 export async function applyConsumerReport(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; tracer?: Tracer | undefined },
   deliveryId: string,
   report: ConsumerReport,
   usage: UsageCounter | null,
 ): Promise<ConsumerReportResult> {
-  return deps.store.transaction(async (trx) => {
+  const startedAt = deps.clock.now();
+  const result = await deps.store.transaction(async (trx): Promise<ConsumerReportResult> => {
     const first = await getDelivery(trx, deliveryId);
     if (!first) return { outcome: 'missing' };
     if (usage) await countUsage(trx, first.consumer_account_id, usage, deps.clock.now());
@@ -66,4 +69,6 @@ export async function applyConsumerReport(
     }
     throw new Error(`delivery ${deliveryId} kept changing under a consumer report`);
   });
+  recordReportSpan(deps.tracer ?? noTracer, report.kind, startedAt, result);
+  return result;
 }

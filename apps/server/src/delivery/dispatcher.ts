@@ -20,6 +20,8 @@ import {
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { attemptTraceparent, recordAttemptSpan } from '../tracing/spans.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 import type { DeliveryHandoff, HandedDelivery } from './handoff.js';
 
 /**
@@ -61,6 +63,8 @@ export interface DispatcherOptions {
     Metrics,
     'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost' | 'dispatchStarted'
   >;
+  /** One span per attempt, under the delivery's; its context goes to the consumer (default: none). */
+  tracer?: Tracer;
 }
 
 export interface Dispatcher extends DeliveryHandoff {
@@ -103,6 +107,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const leaseMs = options.leaseMs ?? 60_000;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const metrics = options.metrics ?? noMetrics;
+  const tracer = options.tracer ?? noTracer;
 
   /**
    * One attempt. `callEnded` is called as soon as GitHub has answered (or the call failed): the
@@ -260,6 +265,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       isReplay: row.replay_of !== null,
       retry: row.retry_number,
       token: row.durable ? options.deliveryTokens.issue(row.delivery_id) : undefined,
+      traceparent: attemptTraceparent(tracer, row),
       event: JSON.parse(archive.summary) as RunSummary,
       message:
         archive.hasMessage && archive.payload !== null ? { payload: JSON.parse(archive.payload) } : undefined,
@@ -358,6 +364,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       metrics.dispatchAttempted(
         attemptRecord.outcome === 'accepted' ? null : (attemptRecord.errorCategory as ErrorCategory),
       );
+      recordAttemptSpan(tracer, row, attemptRecord, update);
     }
     const recorded = await finishAttempt(store, {
       deliveryId: row.delivery_id,

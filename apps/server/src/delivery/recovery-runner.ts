@@ -12,6 +12,7 @@ import {
 } from '../store/recoveries.js';
 import type { DeliveryRow, RecoveryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 import { replayOnce } from './replay.js';
 
 /**
@@ -32,6 +33,8 @@ export function createRecoveryRunner(options: {
   owner?: string;
   batchSize?: number;
   leaseMs?: number;
+  /** A `zekt.recovery` span per replay, in the replayed run's trace (default: none). */
+  tracer?: Tracer;
 }): RecoveryRunner {
   const { store, clock } = options;
   const owner = options.owner ?? `recovery-${randomUUID()}`;
@@ -51,6 +54,7 @@ export function createRecoveryRunner(options: {
         { deliveryId: delivery.delivery_id, requestedBy: recovery.requested_by, actor: null },
         // Recovered already (by hand, or by an earlier recovery): replaying it again would send it twice.
         (current) => current.replayed_by === null,
+        { tracer: options.tracer ?? noTracer, as: 'zekt.recovery', recoveryId: recovery.recovery_id },
       );
       if (result.outcome === 'replayed') {
         await recordRecoveryItem(trx, { ...item, outcome: 'replayed', replayId: result.replayId }, now);

@@ -11,6 +11,8 @@ import type { DeliveryRow, SubscriptionStatus } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { isUniqueViolation } from '../store/store-errors.js';
 import { getSubscription } from '../store/subscriptions.js';
+import { recordReplayedDeliverySpan, startReplaySpan } from '../tracing/spans.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
  * Replay (SPEC 7; the seed's section 3): a new delivery of the archived payload, non-destructive.
@@ -41,17 +43,27 @@ export interface ReplayRequest {
   actor: AuditActor | null;
 }
 
+/** The span a replay adds to its run's trace: `zekt.replay`, or `zekt.recovery` for a bulk recovery's. */
+export interface ReplayTracing {
+  tracer: Tracer;
+  as: 'zekt.replay' | 'zekt.recovery';
+  recoveryId?: string;
+}
+
 export async function replayDelivery(
-  deps: { store: Store; clock: Clock },
+  deps: { store: Store; clock: Clock; tracer?: Tracer | undefined },
   request: ReplayRequest,
   mayAccess: (delivery: DeliveryRow) => boolean,
 ): Promise<ReplayResult> {
+  const tracing: ReplayTracing = { tracer: deps.tracer ?? noTracer, as: 'zekt.replay' };
   try {
-    return await deps.store.transaction((trx) => replayOnce(trx, deps.clock.now(), request, mayAccess));
+    return await deps.store.transaction((trx) =>
+      replayOnce(trx, deps.clock.now(), request, mayAccess, tracing),
+    );
   } catch (error) {
     // The same key arrived twice at once; the other request's replay is now committed: return it.
     if (request.idempotencyKey === undefined || !isUniqueViolation(error)) throw error;
-    return deps.store.transaction((trx) => replayOnce(trx, deps.clock.now(), request, mayAccess));
+    return deps.store.transaction((trx) => replayOnce(trx, deps.clock.now(), request, mayAccess, tracing));
   }
 }
 
@@ -61,6 +73,7 @@ export async function replayOnce(
   now: number,
   request: ReplayRequest,
   mayAccess: (delivery: DeliveryRow) => boolean,
+  tracing: ReplayTracing = { tracer: noTracer, as: 'zekt.replay' },
 ): Promise<ReplayResult> {
   const original = await getDelivery(trx, request.deliveryId);
   if (!original || !mayAccess(original)) return { outcome: 'not_found' };
@@ -89,6 +102,7 @@ export async function replayOnce(
       now,
     );
   }
+  const span = startReplaySpan(tracing.tracer, tracing.as, original, tracing.recoveryId);
   await insertDeliveries(trx, [
     newDeliveryRow(
       {
@@ -105,10 +119,12 @@ export async function replayOnce(
         eventType: original.event_type,
         durable: Boolean(original.durable),
         replayOf: original.delivery_id,
+        traceParent: recordReplayedDeliverySpan(tracing.tracer, span, original, replayId),
       },
       now,
     ),
   ]);
+  span.end();
   await trx
     .updateTable('deliveries')
     .set({ replayed_by: replayId, updated_at: now })

@@ -4,7 +4,8 @@ import type { RunSummary } from './run-summary.js';
  * GitHub's limits on `POST /repos/{owner}/{repo}/dispatches`: `client_payload` has at most 10
  * top-level properties and the request must stay under 64 KB.
  * https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event
- * Zekt sends one top-level key (`zekt`), and measures the whole request body against the limit.
+ * Zekt sends one top-level key (`zekt`), and measures the whole request body against the limit
+ * (`zekt.traceparent`, 55 bytes when Zekt traces, included).
  */
 export const DISPATCH_BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -21,6 +22,8 @@ export interface ZektEnvelope {
   isReplay: boolean;
   retry: number;
   token?: string;
+  /** W3C trace context of the attempt that sent this delivery, when Zekt traces (SPEC 14). */
+  traceparent?: string;
   event: RunSummary;
   payload?: unknown;
   payloadRef?: PayloadRef;
@@ -40,6 +43,8 @@ export interface BuildDispatchInput {
   retry: number;
   /** Per-delivery token; durable deliveries only (SPEC 6.1). */
   token?: string | undefined;
+  /** The attempt's W3C `traceparent`; the consumer may continue the trace under it. */
+  traceparent?: string | undefined;
   event: RunSummary;
   /** The provider's message, unchanged; `undefined` when the run sent none. */
   message: { payload: unknown } | undefined;
@@ -72,6 +77,7 @@ export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
     isReplay: input.isReplay,
     retry: input.retry,
     ...(input.token === undefined ? {} : { token: input.token }),
+    ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
     event: input.event,
   };
   if (input.message === undefined) {

@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { Store } from '../store/store.js';
+import type { Tracer } from '../tracing/tracer.js';
 
 // The contract between the app that assembles the routes (app.ts) and the routes themselves: a
 // leaf module, so no route imports the module that imports it. Each route takes a Pick of it.
@@ -54,6 +55,8 @@ export interface AppContext {
   scrapeMetrics: () => Promise<{ contentType: string; body: string }>;
   /** Bearer token `/metrics` requires (`ZEKT_METRICS_TOKEN`); null: none. */
   metricsToken: string | null;
+  /** Spans of each provider run's trace (docs/operations.md, *Tracing*); absent: none. */
+  tracer?: Tracer;
 }
 
 export type App = FastifyInstance<

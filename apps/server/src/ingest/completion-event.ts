@@ -7,6 +7,8 @@ import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage, countUsages } from '../store/usage.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
+import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
+import { noTracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
@@ -36,6 +38,8 @@ export async function storeCompletionEvent(
     };
   }
   const now = options.clock.now();
+  const tracer = options.tracer ?? noTracer;
+  const span = startWebhookSpan(tracer, run, delivery.guid);
   const outcome = await withHandoff(options.handoff, (handoff) =>
     options.store.transaction(
       async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
@@ -73,6 +77,7 @@ export async function storeCompletionEvent(
             accountId,
             summary: run.summary,
             routeAfter: now + options.messageGraceMs,
+            traceParent: span.traceparent,
           },
           now,
         );
@@ -106,16 +111,20 @@ export async function storeCompletionEvent(
             workflow_path: run.summary.workflowPath,
             summary: JSON.stringify(run.summary),
             received_at: now,
+            trace_parent: span.traceparent,
           },
           now,
-          { workflowRead: workflow, handoff },
+          { workflowRead: workflow, handoff, tracer },
         );
         await counted();
         return { outcome: 'accepted', eventId, routed };
       },
     ),
   );
+  const eventId = 'eventId' in outcome ? outcome.eventId : undefined;
+  span.end({ attributes: { 'zekt.outcome': outcome.outcome, 'zekt.event.id': eventId } });
   if (outcome.outcome !== 'accepted') return outcome;
+  recordRunSpan(tracer, run, payload);
   const { routed, ...accepted } = outcome as typeof outcome & { routed?: RouteResult };
   if (routed === undefined) {
     options.onEventStored();

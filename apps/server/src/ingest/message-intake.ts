@@ -10,6 +10,8 @@ import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 import { getWorkflow } from '../store/workflows.js';
+import { recordMessageSpan } from '../tracing/spans.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
  * `POST /api/events/receive` (SPEC 3.2), after the OIDC token was verified. Wire-compatible with the
@@ -46,6 +48,8 @@ export interface MessageIntakeOptions {
   onEventDue: () => void;
   /** Deepest JSON nesting accepted in a payload sent as a string holding JSON. */
   maxJsonDepth: number;
+  /** Spans of the run's trace (default: none). */
+  tracer?: Tracer | undefined;
 }
 
 export async function receiveMessage(
@@ -165,6 +169,14 @@ export async function receiveMessage(
         detail: `run ${claims.runId} attempt ${claims.runAttempt} was already routed; send the message before the workflow finishes`,
       };
     });
+  recordMessageSpan(options.tracer ?? noTracer, {
+    run: { ...runKey, repository: claims.repository, workflowPath },
+    eventType: body.eventType as string,
+    startMs: now,
+    outcome: outcome.outcome,
+    messageId: outcome.outcome === 'stored' ? outcome.messageId : undefined,
+    bytes: payloadBytes,
+  });
   if (outcome.outcome === 'stored' && outcome.wake) options.onEventDue();
   if (outcome.outcome === 'stored') {
     const { wake: _wake, ...stored } = outcome;

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import type { Tracer } from '../tracing/tracer.js';
 import type { HookSecrets } from './hook-secrets.js';
 
 // What the webhook receiver and its handlers (completion events, completion tracking, installation
@@ -61,6 +62,8 @@ export interface WebhookIngestOptions {
   onEventStored: () => void;
   /** Called after an event was routed in the transaction that stored it, to wake the dispatcher. */
   onDeliveriesCreated: () => void;
+  /** Spans of the run's trace (default: none). */
+  tracer?: Tracer | undefined;
 }
 
 /** The signer of a verified request: a hook Zekt placed, or the App itself. */

@@ -28,7 +28,19 @@ export interface Metrics {
   retentionDeleted(table: RetentionTable, rows: number): void;
   /** The store refused or failed a statement. */
   storeFailed(category: StoreErrorCategory): void;
+  /** Spans the OTLP exporter accepted (tracing on). */
+  spansExported(count: number): void;
+  /** Spans never exported (see `SpanDrop`): tracing never holds up the work it describes. */
+  spansDropped(reason: SpanDrop, count: number): void;
 }
+
+/**
+ * Why spans were dropped: `queue_full`, the export queue was full (the backend is slow, down or
+ * hangs, and spans are dropped rather than waited for); `export_failed`, an export failed or
+ * timed out (OTEL_EXPORTER_OTLP_TIMEOUT) and its spans are not sent again.
+ */
+export const SPAN_DROPS = ['queue_full', 'export_failed'] as const;
+export type SpanDrop = (typeof SPAN_DROPS)[number];
 
 export const WEBHOOK_METRIC_OUTCOMES = [
   'accepted',
@@ -100,4 +112,6 @@ export const noMetrics: Metrics = {
   leaseLost() {},
   retentionDeleted() {},
   storeFailed() {},
+  spansExported() {},
+  spansDropped() {},
 };

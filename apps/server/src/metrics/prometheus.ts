@@ -8,6 +8,8 @@ import {
   type Metrics,
   RETENTION_TABLES,
   type RetentionTable,
+  SPAN_DROPS,
+  type SpanDrop,
   STORE_ERROR_CATEGORIES,
   type StoreErrorCategory,
   WEBHOOK_METRIC_OUTCOMES,
@@ -119,6 +121,21 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   });
   const storeChildren = bind(STORE_ERROR_CATEGORIES, (category) => zeroed(storeErrors.labels(category)));
 
+  const spansExported = zeroed(
+    new Counter({
+      name: 'zekt_trace_spans_exported_total',
+      help: 'Spans the OTLP exporter accepted (0 while tracing is off)',
+      registers,
+    }),
+  );
+  const spansDropped = new Counter({
+    name: 'zekt_trace_spans_dropped_total',
+    help: 'Spans never exported: queue_full (the export queue was full: the tracing backend is slow, down or hangs), export_failed (an export failed or timed out)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const dropChildren = bind(SPAN_DROPS, (reason) => zeroed(spansDropped.labels(reason)));
+
   if (options.queueStats) {
     const readQueueStats = options.queueStats;
     const cacheMs = options.queueStatsCacheMs ?? 5_000;
@@ -205,6 +222,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     },
     storeFailed(category: StoreErrorCategory) {
       storeChildren[category].inc();
+    },
+    spansExported(count: number) {
+      if (count > 0) spansExported.inc(count);
+    },
+    spansDropped(reason: SpanDrop, count: number) {
+      if (count > 0) dropChildren[reason].inc(count);
     },
   };
 }

@@ -19,6 +19,8 @@ import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 import { countBlocked, getWorkflow } from '../store/workflows.js';
+import { recordDeliverySpan, startRouteSpan } from '../tracing/spans.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
  * Routes stored completion events (SPEC 3.3): one transaction per event joins the run's message,
@@ -35,6 +37,8 @@ export interface EventRouterOptions {
   onDeliveriesCreated: () => void;
   /** This process's dispatcher, which takes the deliveries it has room for at creation. */
   handoff?: DeliveryHandoff;
+  /** Spans of the run's trace (default: none). */
+  tracer?: Tracer;
 }
 
 export type RouteResult =
@@ -61,6 +65,7 @@ export type RoutableEvent = Pick<
   | 'workflow_path'
   | 'summary'
   | 'received_at'
+  | 'trace_parent'
 >;
 
 export interface RouteOptions {
@@ -70,6 +75,8 @@ export interface RouteOptions {
   workflowRead?: WorkflowRow | undefined;
   /** Leases the deliveries the dispatcher has room for to it (delivery/handoff.ts). */
   handoff?: HandoffInTransaction | undefined;
+  /** Spans of the run's trace (default: none). */
+  tracer?: Tracer | undefined;
 }
 
 /**
@@ -84,7 +91,8 @@ export async function routeEvent(
   now: number,
   options: RouteOptions = {},
 ): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
-  const { archiveRetentionMs = RETENTION_MS.archives, workflowRead, handoff } = options;
+  const { archiveRetentionMs = RETENTION_MS.archives, workflowRead, handoff, tracer = noTracer } = options;
+  const span = startRouteSpan(tracer, event);
   const runKey = {
     repositoryId: event.repository_id,
     runId: event.run_id,
@@ -113,6 +121,7 @@ export async function routeEvent(
       { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
       now,
     );
+    span.end({ attributes: { 'zekt.outcome': 'blocked', 'zekt.deliveries': 0 } });
     return { outcome: 'blocked', eventId: event.event_id };
   }
 
@@ -141,6 +150,7 @@ export async function routeEvent(
       },
       now,
     );
+    row.trace_parent = recordDeliverySpan(tracer, span, row);
     const target = targets.get(planned.subscriptionId);
     const lease = target ? handoff?.reserve(planned.consumerAccountId) : null;
     if (!target || !lease) return row;
@@ -158,6 +168,7 @@ export async function routeEvent(
         retry_number: 0,
         replay_of: null,
         slot_reserved: false,
+        trace_parent: row.trace_parent ?? null,
       },
       context: {
         subscriptionStatus: 'approved',
@@ -194,6 +205,13 @@ export async function routeEvent(
     },
     now,
   );
+  span.end({
+    attributes: {
+      'zekt.outcome': 'routed',
+      'zekt.deliveries': deliveries.length,
+      'zekt.message.id': pendingMessage?.message_id,
+    },
+  });
   return {
     outcome: 'routed',
     eventId: event.event_id,
@@ -211,7 +229,11 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
         const now = clock.now();
         const event = await takeDueEvent(trx, store.dialect, now);
         if (!event) return { outcome: 'idle' };
-        return routeEvent(trx, event, now, { archiveRetentionMs: options.archiveRetentionMs, handoff });
+        return routeEvent(trx, event, now, {
+          archiveRetentionMs: options.archiveRetentionMs,
+          handoff,
+          tracer: options.tracer,
+        });
       }),
     );
     logRouted(logger, result);

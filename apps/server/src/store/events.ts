@@ -13,6 +13,8 @@ export interface NewEvent {
   accountId: number;
   summary: RunSummary;
   routeAfter: number;
+  /** The webhook span's context, continued by routing (null: not traced). */
+  traceParent?: string | null;
 }
 
 /** Inserts the event of a run key; returns null when that run key was already received. */
@@ -34,6 +36,7 @@ export async function insertEvent(
     summary: JSON.stringify(event.summary),
     now,
     routeAfter: event.routeAfter,
+    traceParent: event.traceParent ?? null,
   });
   return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
 }
@@ -53,6 +56,7 @@ const insertEventQuery = hotQuery(
       summary: string;
       now: number;
       routeAfter: number;
+      traceParent: string | null;
     },
   ) =>
     db
@@ -73,6 +77,7 @@ const insertEventQuery = hotQuery(
         routed_at: null,
         message_id: null,
         deliveries_created: 0,
+        trace_parent: p.traceParent,
       })
       .onConflict((oc) => oc.columns(['repository_id', 'run_id', 'run_attempt']).doNothing()),
 );

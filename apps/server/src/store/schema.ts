@@ -169,6 +169,8 @@ export interface EventsTable {
   routed_at: Timestamp | null;
   message_id: string | null;
   deliveries_created: number;
+  /** W3C `traceparent` of the webhook's span, which routing continues (migration 0016); null: not traced. */
+  trace_parent: string | null;
 }
 
 export type MessageStatus = 'pending' | 'routed';
@@ -241,6 +243,8 @@ export interface DeliveriesTable {
   /** When completion tracking first saw a workflow run of the delivery (`requested`). */
   run_seen_at: Timestamp | null;
   updated_at: Timestamp;
+  /** W3C `traceparent` of the delivery's span: its attempts and reports are children (migration 0016); null: not traced. */
+  trace_parent: string | null;
 }
 
 export interface DeliveryAttemptsTable {

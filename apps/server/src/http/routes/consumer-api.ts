@@ -39,7 +39,7 @@ const REPORT_RESPONSE = {
 
 export function registerConsumerRoutes(
   app: App,
-  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'deliveryTokens'>,
+  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'deliveryTokens' | 'tracer'>,
 ): void {
   const identities = new WeakMap<FastifyRequest, ConsumerIdentity>();
   // Who calls is settled before the body is read: strangers' bodies are never buffered.

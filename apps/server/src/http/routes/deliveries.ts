@@ -45,7 +45,7 @@ function parseTime(name: string, value: string | undefined): number | undefined 
 /** Delivery Status (SPEC 9) and replay (SPEC 7). */
 export function registerDeliveryRoutes(
   api: App,
-  context: Pick<AppContext, 'store' | 'clock' | 'wakeDispatcher'>,
+  context: Pick<AppContext, 'store' | 'clock' | 'wakeDispatcher' | 'tracer'>,
 ): void {
   const db = context.store.db;
 

@@ -33,7 +33,7 @@ const MessageBodySchema = Type.Object(
 
 export function registerEventsReceiveRoute(
   app: App,
-  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter' | 'metrics'>,
+  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter' | 'metrics' | 'tracer'>,
 ): void {
   const claimsOf = new WeakMap<object, ActionsClaims>();
   app.post(
@@ -79,6 +79,7 @@ export function registerEventsReceiveRoute(
           clock: context.clock,
           onEventDue: context.wakeRouter,
           maxJsonDepth: context.http.maxJsonDepth,
+          tracer: context.tracer,
         },
         claims,
         request.body,

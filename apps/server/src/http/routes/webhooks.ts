@@ -30,6 +30,7 @@ export function registerWebhookRoute(
     | 'wakeRouter'
     | 'wakeDispatcher'
     | 'metrics'
+    | 'tracer'
   > & { rateLimiter: Pick<RateLimiter, 'countWebhookFailure'> },
 ): void {
   // What each answered request was, for the counter; requests refused before the handler ran
@@ -98,6 +99,7 @@ export function registerWebhookRoute(
             logger: context.logger,
             onEventStored: context.wakeRouter,
             onDeliveriesCreated: context.wakeDispatcher,
+            tracer: context.tracer,
           },
           {
             event: header('x-github-event'),

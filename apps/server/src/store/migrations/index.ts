@@ -10,6 +10,7 @@ import * as m0007 from './0007-reconcile-and-alerts.js';
 import * as m0008 from './0008-attempt-connection.js';
 import * as m0009 from './0009-usage-shards.js';
 import * as m0010 from './0010-webhook-receipts-per-hook.js';
+import * as m0016 from './0016-trace-context.js';
 
 interface ZektMigration {
   // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0008-attempt-connection': m0008,
   '0009-usage-shards': m0009,
   '0010-webhook-receipts-per-hook': m0010,
+  '0016-trace-context': m0016,
 };
 
 /**

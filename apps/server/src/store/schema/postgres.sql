@@ -125,6 +125,7 @@ table deliveries (
   slot_reserved boolean not null default false,
   status text not null,
   subscription_id text not null,
+  trace_parent text,
   updated_at bigint not null,
   constraint deliveries_pkey PRIMARY KEY (delivery_id)
 );
@@ -173,6 +174,7 @@ table events (
   run_attempt integer not null,
   run_id bigint not null,
   summary text not null,
+  trace_parent text,
   workflow_name text not null,
   workflow_path text not null,
   constraint events_pkey PRIMARY KEY (event_id),

@@ -1,0 +1,231 @@
+import { redactUrl } from '../redact-url.js';
+
+/**
+ * The standard OpenTelemetry variables Zekt honours (docs/configuration.md, *Tracing*), parsed in
+ * config.ts's one pass: config.ts hands over its reader of the environment, and every problem
+ * joins the others. Tracing is off (null) unless an OTLP endpoint is set.
+ * https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
+ * https://opentelemetry.io/docs/specs/otel/protocol/exporter/
+ */
+export interface TracingConfig {
+  /** Where spans are POSTed: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`. */
+  url: string;
+  /** Sent with every export (an API key of the tracing backend): never logged. */
+  headers: Record<string, string>;
+  compression: 'none' | 'gzip';
+  /** One export gives up after this long (a backend that hangs). */
+  timeoutMs: number;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  sampler: { kind: SamplerKind; ratio: number };
+  /** Spans waiting for export at most; more are dropped (and counted), never waited for. */
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  /** A batch smaller than the maximum waits this long for more spans. */
+  scheduleDelayMs: number;
+  /** The span queue stops waiting for an export after this long, whatever the exporter does. */
+  exportTimeoutMs: number;
+}
+
+export const SAMPLER_KINDS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type SamplerKind = (typeof SAMPLER_KINDS)[number];
+
+/** For `zekt serve --help` and the documentation test: every variable read below. */
+export const TRACING_SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
+  {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    description: 'OTLP/HTTP base URL (spans go to <url>/v1/traces); unset: tracing off',
+  },
+  { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'the full traces URL, instead of the base URL' },
+  {
+    name: 'OTEL_EXPORTER_OTLP_HEADERS',
+    description: 'key=value,… sent with every export (also OTEL_EXPORTER_OTLP_TRACES_HEADERS)',
+  },
+  { name: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', description: 'headers for traces only; win over the above' },
+  { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: 'http/json, the only one (default http/json)' },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TIMEOUT',
+    description: 'one export gives up after this many ms (default 10000)',
+  },
+  { name: 'OTEL_EXPORTER_OTLP_COMPRESSION', description: 'none or gzip (default none)' },
+  { name: 'OTEL_SERVICE_NAME', description: 'service.name of the spans (default zekt)' },
+  { name: 'OTEL_RESOURCE_ATTRIBUTES', description: 'key=value,… added to every span’s resource' },
+  {
+    name: 'OTEL_TRACES_SAMPLER',
+    description: `${SAMPLER_KINDS.join(', ')} (default parentbased_always_on)`,
+  },
+  {
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    description: 'the ratio of the traceidratio samplers, 0 to 1 (default 1)',
+  },
+  { name: 'OTEL_TRACES_EXPORTER', description: 'otlp (default) or none (tracing off)' },
+  { name: 'OTEL_SDK_DISABLED', description: 'true turns tracing off' },
+  {
+    name: 'OTEL_BSP_MAX_QUEUE_SIZE',
+    description: 'spans waiting for export at most, then dropped (default 2048)',
+  },
+  { name: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', description: 'spans per export at most (default 512)' },
+  { name: 'OTEL_BSP_SCHEDULE_DELAY', description: 'ms a partial batch waits for more spans (default 5000)' },
+  {
+    name: 'OTEL_BSP_EXPORT_TIMEOUT',
+    description: 'ms the queue waits for one export at most (default 30000)',
+  },
+];
+
+/**
+ * Reads the OTEL_* variables through `value` (config.ts's reader: trimmed, '' as unset); pushes a
+ * problem per bad one. Never repeats a header value or an endpoint's password in a problem.
+ */
+export function parseTracingConfig(
+  value: (name: string) => string | undefined,
+  problems: string[],
+): TracingConfig | null {
+  const disabled = value('OTEL_SDK_DISABLED');
+  if (disabled !== undefined && disabled.toLowerCase() !== 'false' && disabled.toLowerCase() !== 'true') {
+    problems.push(`OTEL_SDK_DISABLED must be true or false (got ${JSON.stringify(disabled)})`);
+  }
+  const exporter = value('OTEL_TRACES_EXPORTER');
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') {
+    problems.push(
+      `OTEL_TRACES_EXPORTER must be otlp or none (got ${JSON.stringify(exporter)}): Zekt exports traces over OTLP/HTTP only`,
+    );
+  }
+  const url = endpointUrl(value, problems);
+  if (url === null || disabled?.toLowerCase() === 'true' || exporter === 'none') return null;
+
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = value(name);
+    if (protocol !== undefined && protocol !== 'http/json') {
+      problems.push(
+        `${name} must be http/json (got ${JSON.stringify(protocol)}): Zekt sends OTLP over HTTP as JSON, which an OpenTelemetry Collector's otlp receiver accepts on its HTTP port (4318)`,
+      );
+    }
+  }
+  const compression =
+    value('OTEL_EXPORTER_OTLP_TRACES_COMPRESSION') ?? value('OTEL_EXPORTER_OTLP_COMPRESSION');
+  if (compression !== undefined && compression !== 'none' && compression !== 'gzip') {
+    problems.push(`OTEL_EXPORTER_OTLP_COMPRESSION must be none or gzip (got ${JSON.stringify(compression)})`);
+  }
+  const integer = (names: string[], fallback: number, min: number, max: number): number => {
+    for (const name of names) {
+      const raw = value(name);
+      if (raw === undefined) continue;
+      const parsed = Number(raw);
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+        return fallback;
+      }
+      return parsed;
+    }
+    return fallback;
+  };
+
+  const samplerRaw = value('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const kind = SAMPLER_KINDS.find((k) => k === samplerRaw);
+  if (kind === undefined) {
+    problems.push(
+      `OTEL_TRACES_SAMPLER must be one of ${SAMPLER_KINDS.join(', ')} (got ${JSON.stringify(samplerRaw)})`,
+    );
+  }
+  let ratio = 1;
+  const ratioRaw = value('OTEL_TRACES_SAMPLER_ARG');
+  if (ratioRaw !== undefined && kind?.endsWith('traceidratio')) {
+    const parsed = Number(ratioRaw);
+    if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1) {
+      problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1 (got ${JSON.stringify(ratioRaw)})`);
+    } else {
+      ratio = parsed;
+    }
+  }
+
+  const maxQueueSize = integer(['OTEL_BSP_MAX_QUEUE_SIZE'], 2048, 1, 1_000_000);
+  const maxExportBatchSize = Math.min(
+    integer(['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 512, 1, 1_000_000),
+    maxQueueSize,
+  );
+  return {
+    url,
+    headers: {
+      ...keyValues('OTEL_EXPORTER_OTLP_HEADERS', value, problems, { secret: true }),
+      ...keyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', value, problems, { secret: true }),
+    },
+    compression: compression === 'gzip' ? 'gzip' : 'none',
+    timeoutMs: integer(
+      ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'],
+      10_000,
+      100,
+      600_000,
+    ),
+    serviceName: value('OTEL_SERVICE_NAME') ?? 'zekt',
+    resourceAttributes: keyValues('OTEL_RESOURCE_ATTRIBUTES', value, problems, { secret: false }),
+    sampler: { kind: kind ?? 'parentbased_always_on', ratio },
+    maxQueueSize,
+    maxExportBatchSize,
+    scheduleDelayMs: integer(['OTEL_BSP_SCHEDULE_DELAY'], 5_000, 0, 600_000),
+    exportTimeoutMs: integer(['OTEL_BSP_EXPORT_TIMEOUT'], 30_000, 100, 600_000),
+  };
+}
+
+/** The traces URL: the signal's own endpoint as given, or the base endpoint + `/v1/traces`. */
+function endpointUrl(value: (name: string) => string | undefined, problems: string[]): string | null {
+  for (const [name, suffix] of [
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ''],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', '/v1/traces'],
+  ] as const) {
+    const raw = value(name);
+    if (raw === undefined) continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      problems.push(`${name} must be an absolute http(s) URL such as http://otel-collector:4318`);
+      return null;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      problems.push(
+        `${name} must be an http(s) URL (got ${redactUrl(raw)}): Zekt exports over OTLP/HTTP, to a collector's HTTP port (4318)`,
+      );
+      return null;
+    }
+    return suffix === '' ? raw : `${raw.replace(/\/+$/, '')}${suffix}`;
+  }
+  return null;
+}
+
+/** `key=value,key2=value2`, values percent-decoded (the W3C Baggage form the OTEL_* variables use). */
+function keyValues(
+  name: string,
+  value: (name: string) => string | undefined,
+  problems: string[],
+  options: { secret: boolean },
+): Record<string, string> {
+  const raw = value(name);
+  if (raw === undefined) return {};
+  const pairs: Record<string, string> = {};
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const at = part.indexOf('=');
+    const key = at > 0 ? part.slice(0, at).trim() : '';
+    let decoded: string | null = null;
+    try {
+      decoded = at > 0 ? decodeURIComponent(part.slice(at + 1).trim()) : null;
+    } catch {
+      decoded = null;
+    }
+    if (key === '' || decoded === null || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      problems.push(
+        `${name} must be key=value pairs separated by commas, values percent-encoded${options.secret ? '' : ` (got ${JSON.stringify(raw)})`}`,
+      );
+      return {};
+    }
+    pairs[key] = decoded;
+  }
+  return pairs;
+}
