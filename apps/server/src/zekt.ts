@@ -21,6 +21,9 @@ import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
+import { credentialsFromConfig, setupUrlOf } from './startup/app-credentials.js';
+import { listenOn } from './startup/listen.js';
+import { createServiceChecks } from './startup/service-checks.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { readQueueStats } from './store/queue-stats.js';
@@ -39,6 +42,8 @@ export interface ZektOptions {
   /** An already opened store (tests share one); otherwise opened from the config. */
   store?: Store;
   github?: GitHubClient;
+  /** Why this process is not ready beyond its store (`/readyz`): the App check of `zekt serve`. */
+  notReadyReason?: () => string | null;
 }
 
 export interface Zekt {
@@ -281,6 +286,20 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     metrics,
     scrapeMetrics: () => metrics.scrape(),
     metricsToken: config.metrics.token,
+    notReadyReason: options.notReadyReason ?? (() => null),
+    serviceChecks: createServiceChecks(() => ({
+      configurationProblems: [],
+      database: config.database,
+      store,
+      github: {
+        apiUrl: config.github.apiUrl,
+        credentials: credentialsFromConfig(config),
+        setupUrl: setupUrlOf(config.baseUrl),
+      },
+      webhookUrl: `${config.baseUrl}/webhooks/github`,
+      oidcIssuer: config.oidc.issuer,
+      alertUrl: config.alerts.url,
+    })),
   });
   // A worker-only process has no API, but is probed and scraped like any other process.
   const probes =
@@ -290,6 +309,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
           logger,
           scrapeMetrics: () => metrics.scrape(),
           metricsToken: config.metrics.token,
+          notReadyReason: options.notReadyReason ?? (() => null),
         })
       : null;
 
@@ -412,9 +432,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       recoveryLoop?.start();
       if (probes) {
         await http.ready();
-        return probes.listen({ host: config.host, port: config.metrics.workerPort });
+        return listenOn(probes, {
+          host: config.host,
+          port: config.metrics.workerPort,
+          setting: 'ZEKT_METRICS_PORT',
+        });
       }
-      return http.listen({ host: config.host, port: config.port });
+      return listenOn(http, { host: config.host, port: config.port, setting: 'PORT' });
     },
     async stop() {
       await probes?.close();

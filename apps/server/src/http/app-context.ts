@@ -11,6 +11,7 @@ import type { OidcVerifier } from '../github/oidc-verifier.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
+import type { ServiceChecks } from '../startup/service-checks.js';
 import type { Store } from '../store/store.js';
 
 // The contract between the app that assembles the routes (app.ts) and the routes themselves: a
@@ -54,6 +55,10 @@ export interface AppContext {
   scrapeMetrics: () => Promise<{ contentType: string; body: string }>;
   /** Bearer token `/metrics` requires (`ZEKT_METRICS_TOKEN`); null: none. */
   metricsToken: string | null;
+  /** Why this process is not ready beyond its store (GitHub refused the App's key), or null. */
+  notReadyReason: () => string | null;
+  /** The checks of `zekt doctor`, for the console's Settings. */
+  serviceChecks: ServiceChecks;
 }
 
 export type App = FastifyInstance<
