@@ -20,6 +20,8 @@ import { OperatorError } from './operator-error.js';
  *   starts, `/readyz` stays ready (failing it would take every process out of its load balancer
  *   for an outage of GitHub's, while webhooks and messages still arrive), and the check is asked
  *   again every `retryMs` until GitHub answers. A refusal found then fails `/readyz`.
+ * - GitHub has not answered after `waitMs`: the start goes on, and the answer counts when it comes
+ *   (a refusal then fails `/readyz`, in production too: the process already serves).
  */
 export interface AppVerification {
   /** Why this process is not ready, or null. */
@@ -34,10 +36,13 @@ export interface AppVerificationOptions {
   logger: Logger;
   /** How long to wait before asking an unreachable GitHub again (default 30 s). */
   retryMs?: number;
+  /** How long the start waits for GitHub's first answer (default 5 s). */
+  waitMs?: number;
   timeoutMs?: number;
 }
 
 export const APP_CHECK_RETRY_MS = 30_000;
+export const APP_CHECK_WAIT_MS = 5_000;
 
 export async function verifyAppAtStart(options: AppVerificationOptions): Promise<AppVerification> {
   // Setup mode: there is nothing to verify yet; setup itself says why the process is not ready.
@@ -91,11 +96,31 @@ export async function verifyAppAtStart(options: AppVerificationOptions): Promise
     timer.unref();
   };
 
-  const first = await check();
-  if (first.verdict === 'refused' && options.mode === 'production') {
+  const asked = check();
+  let waited: NodeJS.Timeout | undefined;
+  const first = await Promise.race([
+    asked,
+    new Promise<null>((resolve) => {
+      waited = setTimeout(() => resolve(null), options.waitMs ?? APP_CHECK_WAIT_MS);
+    }),
+  ]);
+  clearTimeout(waited);
+  if (first === null) {
+    // A GitHub that is slow to answer (or a name that takes long to resolve) does not hold the
+    // start back; its answer, when it comes, still decides readiness.
+    options.logger.warn(
+      { check: 'app' },
+      `GitHub has not answered GET /app within ${(options.waitMs ?? APP_CHECK_WAIT_MS) / 1000} s: starting without waiting`,
+    );
+    void asked.then(
+      ({ verdict }) => verdict === 'unavailable' && !stopped && retry(),
+      () => !stopped && retry(),
+    );
+  } else if (first.verdict === 'refused' && options.mode === 'production') {
     throw new OperatorError(first.summary, first.fix);
+  } else if (first.verdict === 'unavailable') {
+    retry();
   }
-  if (first.verdict === 'unavailable') retry();
   return {
     notReadyReason: () => reason,
     stop() {
