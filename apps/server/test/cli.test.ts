@@ -8,6 +8,7 @@ import { openStore } from '../src/store/store.js';
 import { upsertUser } from '../src/store/users.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
 import { startHttpRecorder } from '../src/test-support/http-recorder.js';
+import { operatorEnvironment } from '../src/test-support/operator-environment.js';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
@@ -15,12 +16,7 @@ const repoRoot = resolve(import.meta.dirname, '../../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'zekt-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** The test runner's environment without the service's settings, as on an operator's machine. */
-function cleanEnvironment(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
-  );
-}
+const cleanEnvironment = operatorEnvironment;
 
 /**
  * A module-resolution hook (node --import) that fails any import of the simulator package, as a
@@ -58,32 +54,19 @@ function zekt(args: string[], env: Record<string, string> = {}, script = [cli]) 
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** The same without blocking this process (a server of the test must answer it meanwhile). */
-function zektWith(
+/**
+ * The same without blocking this process: several at a time, or while a server of the test answers
+ * the command.
+ */
+function zektAsync(
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [cli, ...args], {
       env: { ...cleanEnvironment(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
-/** The same, several at a time. */
-function zektAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -213,7 +196,7 @@ describe('zekt CLI', () => {
     const api = await startHttpRecorder(200, { deliveries: [], nextCursor: null });
     const elsewhere = await startHttpRecorder(200, { deliveries: [], nextCursor: null });
     try {
-      const base = await zektWith(['deliveries', 'list', '--status', 'Failed'], {
+      const base = await zektAsync(['deliveries', 'list', '--status', 'Failed'], {
         ZEKT_BASE_URL: api.url,
         ZEKT_TOKEN: 'zkt_test',
       });
@@ -222,7 +205,7 @@ describe('zekt CLI', () => {
       expect(api.requests).toEqual([
         { method: 'GET', path: '/api/v1/deliveries?status=Failed', authorization: 'Bearer zkt_test' },
       ]);
-      const url = await zektWith(['deliveries', 'list'], {
+      const url = await zektAsync(['deliveries', 'list'], {
         ZEKT_BASE_URL: api.url,
         ZEKT_URL: elsewhere.url,
         ZEKT_TOKEN: 'zkt_test',

@@ -9,6 +9,7 @@ import { environmentForSimulator } from '../src/cli/simulator-environment.js';
 import { setUpWorld } from '../src/test-support/demo-world.js';
 import { freePort, type Harness, startHarness } from '../src/test-support/harness.js';
 import { startHttpRecorder } from '../src/test-support/http-recorder.js';
+import { operatorEnvironment } from '../src/test-support/operator-environment.js';
 import { TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
@@ -26,11 +27,7 @@ type Check = { id: string; status: string; summary: string; fix: string | null }
 function environmentOf(h: Harness, overrides: Record<string, string | undefined>): Record<string, string> {
   const database = h.config.database;
   const env: Record<string, string | undefined> = {
-    ...Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name),
-      ),
-    ),
+    ...operatorEnvironment(),
     ...environmentForSimulator(h.sim, {
       port: h.config.port,
       dataDir: database.kind === 'sqlite' ? dirname(database.path) : '/nonexistent',

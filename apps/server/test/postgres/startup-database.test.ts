@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorEnvironment } from '../../src/test-support/operator-environment.js';
+import { ADMIN_URL, admin } from '../../src/test-support/test-database.js';
 
 /**
  * The database mistakes an operator makes with PostgreSQL, met by the built `zekt` as processes:
@@ -14,20 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 const cli = resolve(import.meta.dirname, '../../dist/cli/main.js');
 const run = promisify(execFile);
-const ADMIN_URL = process.env.ZEKT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
 const suffix = randomBytes(4).toString('hex');
 const role = `zekt_norights_${suffix}`;
 const foreignDatabase = `zekt_foreign_${suffix}`;
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 function urlFor(user: string, database: string): string {
   const url = new URL(ADMIN_URL);
@@ -47,11 +38,8 @@ const serviceSettings = {
 };
 
 async function zekt(args: string[], databaseUrl: string) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
-  );
   return run(process.execPath, [cli, ...args], {
-    env: { ...env, ...serviceSettings, DATABASE_URL: databaseUrl },
+    env: { ...operatorEnvironment(), ...serviceSettings, DATABASE_URL: databaseUrl },
     timeout: 30_000,
   }).then(
     (done) => ({ code: 0, ...done }),
