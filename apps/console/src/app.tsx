@@ -15,6 +15,7 @@ import { LoginView, NoAccountView, NotFoundView } from './views/entry';
 import { ProviderReposView } from './views/provider-repos';
 import { ServiceFormView } from './views/service-form';
 import { ServicesView } from './views/services';
+import { SettingsView } from './views/settings';
 import { SubscribersView } from './views/subscribers';
 import { SubscriptionsView } from './views/subscriptions';
 import { UsageView } from './views/usage';
@@ -47,6 +48,7 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
       ['Usage', '/usage'],
       ['Alerts', '/alerts'],
       ['Audit', '/audit'],
+      ['Settings', '/settings'],
     ],
   },
 ];
@@ -85,6 +87,8 @@ function route(path: string): ReactNode {
       return <AlertsView />;
     case '/audit':
       return <AuditView />;
+    case '/settings':
+      return <SettingsView />;
     default:
       return <NotFoundView />;
   }

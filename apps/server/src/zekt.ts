@@ -21,6 +21,9 @@ import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
+import { credentialsFromConfig, setupUrlOf } from './startup/app-credentials.js';
+import { listenOn } from './startup/listen.js';
+import { createServiceChecks } from './startup/service-checks.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { readQueueStats } from './store/queue-stats.js';
@@ -43,6 +46,8 @@ export interface ZektOptions {
   github?: GitHubClient;
   /** A tracer of the caller's; otherwise loaded from the configuration (none without an OTLP endpoint). */
   tracer?: Tracer;
+  /** Why this process is not ready beyond its store (`/readyz`): the App check of `zekt serve`. */
+  notReadyReason?: () => string | null;
 }
 
 export interface Zekt {
@@ -290,6 +295,20 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     scrapeMetrics: () => metrics.scrape(),
     metricsToken: config.metrics.token,
     tracer,
+    notReadyReason: options.notReadyReason ?? (() => null),
+    serviceChecks: createServiceChecks(() => ({
+      configurationProblems: [],
+      database: config.database,
+      store,
+      github: {
+        apiUrl: config.github.apiUrl,
+        credentials: credentialsFromConfig(config),
+        setupUrl: setupUrlOf(config.baseUrl),
+      },
+      webhookUrl: `${config.baseUrl}/webhooks/github`,
+      oidcIssuer: config.oidc.issuer,
+      alertUrl: config.alerts.url,
+    })),
   });
   // A worker-only process has no API, but is probed and scraped like any other process.
   const probes =
@@ -299,6 +318,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
           logger,
           scrapeMetrics: () => metrics.scrape(),
           metricsToken: config.metrics.token,
+          notReadyReason: options.notReadyReason ?? (() => null),
         })
       : null;
 
@@ -422,9 +442,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       recoveryLoop?.start();
       if (probes) {
         await http.ready();
-        return probes.listen({ host: config.host, port: config.metrics.workerPort });
+        return listenOn(probes, {
+          host: config.host,
+          port: config.metrics.workerPort,
+          setting: 'ZEKT_METRICS_PORT',
+        });
       }
-      return http.listen({ host: config.host, port: config.port });
+      return listenOn(http, { host: config.host, port: config.port, setting: 'PORT' });
     },
     async stop() {
       await probes?.close();

@@ -1,10 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/usage.js';
+import { openStore } from '../src/store/store.js';
+import { upsertUser } from '../src/store/users.js';
 import { eventually, freePort } from '../src/test-support/harness.js';
+import { startHttpRecorder } from '../src/test-support/http-recorder.js';
+import { operatorEnvironment } from '../src/test-support/operator-environment.js';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
@@ -12,12 +16,7 @@ const repoRoot = resolve(import.meta.dirname, '../../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'zekt-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** The test runner's environment without the service's settings, as on an operator's machine. */
-function cleanEnvironment(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
-  );
-}
+const cleanEnvironment = operatorEnvironment;
 
 /**
  * A module-resolution hook (node --import) that fails any import of the simulator package, as a
@@ -39,7 +38,7 @@ writeFileSync(
   "import { register } from 'node:module';\nregister('./refuse-simulator-hooks.mjs', import.meta.url);\n",
 );
 
-/** The settings `zekt serve` requires; it does not call GitHub before a webhook arrives. */
+/** The settings `zekt serve` requires (GitHub does not answer here: it starts anyway, not ready). */
 const serviceSettings = {
   GITHUB_APP_ID: '1',
   GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
@@ -55,10 +54,19 @@ function zekt(args: string[], env: Record<string, string> = {}, script = [cli]) 
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** The same, several at a time. */
-function zektAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * The same without blocking this process: several at a time, or while a server of the test answers
+ * the command.
+ */
+function zektAsync(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { ...cleanEnvironment(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -137,18 +145,78 @@ describe('zekt CLI', () => {
     expect(result.stderr).toContain('zekt-github-sim was imported');
   });
 
-  it('creates an API token on a fresh store and prints it as the last line', () => {
-    const result = zekt(['token', 'create', '--login', 'octocat'], { ZEKT_DATA_DIR: dataDir });
-    expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n').pop()).toMatch(/^zkt_[A-Za-z0-9_-]{43}$/);
+  describe('token create', () => {
+    const storeDir = mkdtempSync(join(tmpdir(), 'zekt-token-'));
+    afterAll(() => rmSync(storeDir, { recursive: true, force: true }));
+
+    it('never creates a store: without one it names DATABASE_URL and ZEKT_DATA_DIR, and writes nothing', () => {
+      const result = zekt(['token', 'create', '--login', 'octocat'], { ZEKT_DATA_DIR: storeDir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`there is no Zekt store at ${join(storeDir, 'zekt.db')}`);
+      expect(result.stderr).toContain('DATABASE_URL');
+      expect(result.stderr).toContain('ZEKT_DATA_DIR');
+      expect(result.stderr).not.toContain('    at ');
+      expect(result.stdout).not.toMatch(/zkt_/);
+      expect(readdirSync(storeDir)).toEqual([]);
+    });
+
+    it('refuses a login Zekt has never seen, saying how to make it known', () => {
+      expect(zekt(['migrate'], { ZEKT_DATA_DIR: storeDir }).code).toBe(0);
+      const result = zekt(['token', 'create', '--login', 'octocat'], {
+        ZEKT_DATA_DIR: storeDir,
+        ZEKT_BASE_URL: 'https://zekt.example.com',
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        'Zekt has never seen the GitHub login octocat: log in to the console once as octocat (https://zekt.example.com/auth/login), or install the Zekt GitHub App as that user; then run this again',
+      );
+      expect(result.stdout).not.toMatch(/zkt_/);
+    });
+
+    it('creates a token for a login Zekt knows and prints it as the last line', async () => {
+      const store = await openStore({ kind: 'sqlite', path: join(storeDir, 'zekt.db') });
+      await upsertUser(store.db, { login: 'octocat', githubId: 583231 }, Date.now());
+      await store.close();
+      const result = zekt(['token', 'create', '--login', 'OctoCat'], { ZEKT_DATA_DIR: storeDir });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split('\n').pop()).toMatch(/^zkt_[A-Za-z0-9_-]{43}$/);
+    });
+
+    it('explains a membership for an account that never installed the App', () => {
+      const result = zekt(['token', 'create', '--login', 'octocat', '--account', 'nobody'], {
+        ZEKT_DATA_DIR: storeDir,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('install the Zekt GitHub App');
+    });
   });
 
-  it('explains a membership for an account that never installed the App', () => {
-    const result = zekt(['token', 'create', '--login', 'octocat', '--account', 'nobody'], {
-      ZEKT_DATA_DIR: dataDir,
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('install the Zekt GitHub App');
+  it('sends zekt deliveries to ZEKT_BASE_URL, unless ZEKT_URL or --url names another', async () => {
+    const api = await startHttpRecorder(200, { deliveries: [], nextCursor: null });
+    const elsewhere = await startHttpRecorder(200, { deliveries: [], nextCursor: null });
+    try {
+      const base = await zektAsync(['deliveries', 'list', '--status', 'Failed'], {
+        ZEKT_BASE_URL: api.url,
+        ZEKT_TOKEN: 'zkt_test',
+      });
+      expect(base.stderr).toBe('');
+      expect(base.code).toBe(0);
+      expect(api.requests).toEqual([
+        { method: 'GET', path: '/api/v1/deliveries?status=Failed', authorization: 'Bearer zkt_test' },
+      ]);
+      const url = await zektAsync(['deliveries', 'list'], {
+        ZEKT_BASE_URL: api.url,
+        ZEKT_URL: elsewhere.url,
+        ZEKT_TOKEN: 'zkt_test',
+      });
+      expect(url.code).toBe(0);
+      expect(elsewhere.requests).toHaveLength(1);
+      expect(api.requests).toHaveLength(1);
+    } finally {
+      await api.close();
+      await elsewhere.close();
+    }
   });
 
   it('documents every setting in serve --help', () => {

@@ -277,6 +277,10 @@ describe('every view of the console', () => {
     await dialog.getByRole('button', { name: 'Close' }).click();
     await goTo(page, null, 'Audit');
     await page.getByRole('table', { name: 'Audit trail' }).getByText('Recovery started').waitFor();
+    await goTo(page, null, 'Settings');
+    await page.getByRole('table', { name: 'Service checks' }).getByText('Webhook deliveries').waitFor();
+    await page.getByRole('table', { name: 'Your API tokens' }).waitFor();
+    await visit(page, '25-settings');
     expect(bob.problems).toEqual([]);
   });
 

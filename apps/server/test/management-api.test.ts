@@ -359,12 +359,48 @@ describe('management API', () => {
     ).toBe(404);
     expect(await snapshot()).toEqual(before);
 
+    // API tokens and the service checks act for the caller alone: another's token is not found,
+    // a token created is the caller's, the checks name the caller's installation only.
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const alices = await h.call('POST', '/api/v1/tokens', {
+      token: world.providerToken,
+      body: { name: 'alice only', expiresAt },
+    });
+    const revoke = await h.call('DELETE', `/api/v1/tokens/${alices.body.id}`, { token: malloryToken });
+    expect({ status: revoke.status, type: revoke.contentType.split(';')[0] }).toEqual({
+      status: 404,
+      type: 'application/problem+json',
+    });
+    const mine = await h.call('POST', '/api/v1/tokens', {
+      token: malloryToken,
+      body: { name: 'm', expiresAt },
+    });
+    expect(mine.status).toBe(201);
+    const tokens = await h.call('GET', '/api/v1/tokens', { token: malloryToken });
+    expect(tokens.body.tokens.map((t: { id: string }) => t.id)).toContain(mine.body.id);
+    expect(tokens.body.tokens.map((t: { id: string }) => t.id)).not.toContain(alices.body.id);
+    expect((await h.call('GET', '/api/v1/me', { token: alices.body.token })).status).toBe(200);
+    const checks = await h.call('GET', '/api/v1/checks', { token: malloryToken });
+    expect(checks.body.checks.find((c: { id: string }) => c.id === 'installations').summary).toBe(
+      '1 installation: initech',
+    );
+    const callerOnly = [
+      'POST /api/v1/tokens',
+      'GET /api/v1/tokens',
+      'DELETE /api/v1/tokens/{tokenId}',
+      'GET /api/v1/checks',
+    ];
+
     // Every management route of the OpenAPI document is covered above.
     const openapi = await h.call('GET', '/api/openapi.json');
     const documented = Object.entries(openapi.body.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => /^\/api\/(v1|replay|connections)\//.test(path))
       .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    const covered = new Set([...attempts.map(([m, t]) => `${m} ${t}`), ...lists.map(([t]) => `GET ${t}`)]);
+    const covered = new Set([
+      ...attempts.map(([m, t]) => `${m} ${t}`),
+      ...lists.map(([t]) => `GET ${t}`),
+      ...callerOnly,
+    ]);
     expect(documented.filter((route) => !covered.has(route))).toEqual([]);
   });
 });

@@ -53,9 +53,15 @@ beforeAll(async () => {
     );
     return job.body.status !== 'running' ? true : undefined;
   });
+  const token = await h.call('POST', '/api/v1/tokens', {
+    token: world.providerToken,
+    body: { name: 'alice only', expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+  });
+  if (token.status !== 201) throw new Error(`token: ${JSON.stringify(token.body)}`);
   // acme (alice) provides, globex (bob) consumes: both are "another account" for mallory.
   victim = {
     recoveryId: recovery.body.id,
+    tokenId: token.body.id,
     account: 'acme',
     owner: 'acme',
     repo: 'api',

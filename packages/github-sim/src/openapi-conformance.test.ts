@@ -604,4 +604,35 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       'workflow_run.requested',
     ]);
   });
+
+  it('lists the App webhook’s deliveries as GitHub records a 401 answer and an unreachable URL', async () => {
+    // A receiver that refuses the signature (its secret differs), then a port nobody listens on.
+    const refusing = await startReceiver(() => ({ status: 401, body: { detail: 'invalid signature' } }));
+    const own = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    try {
+      own.setAppWebhookUrl(`${refusing.url}/webhooks/github`);
+      await own.createInstallation({ account: { login: 'refused' }, repositories: ['r'] });
+      const closed = await refusing.close().then(() => `${refusing.url}/webhooks/github`);
+      own.setAppWebhookUrl(closed);
+      await own.createInstallation({ account: { login: 'unreached' }, repositories: ['r'] });
+
+      const jwt = `Bearer ${await appJwt(own)}`;
+      const listed = await api(own, 'GET', '/app/hook/deliveries', { authorization: jwt });
+      expectConforms('GET /app/hook/deliveries', listed);
+      const [unreached, refused] = listed.body as Array<Record<string, unknown>>;
+      expect(unreached).toMatchObject({ event: 'installation', status: 'failed to connect', status_code: 0 });
+      expect(refused).toMatchObject({
+        event: 'installation',
+        status: 'Invalid HTTP Response: 401',
+        status_code: 401,
+      });
+      const detail = await api(own, 'GET', `/app/hook/deliveries/${String(unreached?.id)}`, {
+        authorization: jwt,
+      });
+      expectConforms('GET /app/hook/deliveries/{delivery_id}', detail);
+      expect(detail.body).toMatchObject({ url: closed, status: 'failed to connect', status_code: 0 });
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -7314,7 +7314,7 @@ export interface paths {
                 query?: {
                     /** @description one of your accounts (login); default all */
                     account?: string;
-                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | delivery.replay | recovery.start | recovery.cancel */
+                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | token.revoke | delivery.replay | recovery.start | recovery.cancel */
                     action?: string;
                     /** @description what was changed: a service, subscription, delivery… id, or owner/repo */
                     target?: string;
@@ -8753,6 +8753,746 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your API tokens that are not revoked (expired ones included), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1–100 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tokens: {
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description null: never (tokens of the operator’s zekt token create) */
+                                expiresAt: string | null;
+                                expired: boolean;
+                                /** @description the token this request was made with */
+                                current: boolean;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_cursor`: pass back `nextCursor` unchanged */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_cursor";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an API token acting as you (the secret is answered once) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description what the token is for, e.g. "release pipeline" */
+                        name: string;
+                        /** @description ISO 8601 time in the future, at most 366 days ahead */
+                        expiresAt: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            name: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description null: never (tokens of the operator’s zekt token create) */
+                            expiresAt: string | null;
+                            expired: boolean;
+                            /** @description the secret (zkt_…): shown this once, only its hash is kept */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_expiry`: an API token’s `expiresAt` must be an ISO 8601 time in the future, at most 366 days ahead */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_expiry";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `csrf_rejected`: a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "csrf_rejected";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of your API tokens (at once: its next request is refused) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tokenId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `csrf_rejected`: a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "csrf_rejected";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `token_not_found`: no unrevoked API token with that id of yours */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "token_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service checks of zekt doctor: database, App credentials, clock, webhooks, OIDC, alerts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description no check failed */
+                            ok: boolean;
+                            /**
+                             * Format: date-time
+                             * @description when the facts were gathered (the server keeps them for 30 s)
+                             */
+                            checkedAt: string;
+                            checks: {
+                                /** @enum {string} */
+                                id: "configuration" | "database" | "app" | "clock" | "webhooks" | "installations" | "oidc" | "alerts";
+                                title: string;
+                                status: "passed" | "failed" | "skipped";
+                                /** @description what the check found */
+                                summary: string;
+                                fix: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `membership_required`: only members of an account see this: install the Zekt GitHub App on an account, or ask one of its members, then log in again */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "membership_required";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -23,7 +23,7 @@ async function call(
     });
   } catch (error) {
     throw new CliError(
-      `cannot reach Zekt at ${command.url}: ${(error as Error).message} (set --url or ZEKT_URL)`,
+      `cannot reach Zekt at ${command.url}: ${(error as Error).message} (set --url, ZEKT_URL or ZEKT_BASE_URL)`,
     );
   }
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import type { ComparePart } from '../bench/run-compare.js';
-import { ConfigError, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
+import { ConfigError, type Environment, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
 import { redactUrl } from '../redact-url.js';
+import { explainDatabaseFailure } from '../startup/database-problems.js';
+import { OperatorError } from '../startup/operator-error.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import type { Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
@@ -119,18 +121,19 @@ async function main(argv: string[]): Promise<number> {
       const role = parseCommand(usage, rest).string('role') as Role;
       if (!['api', 'worker', 'all'].includes(role))
         throw usageError(usage, `--role must be api, worker or all (got ${role})`);
-      const { createZekt } = await import('../zekt.js');
-      const zekt = await createZekt({ config: loadConfig(env), role });
-      const url = await zekt.start();
-      // Test harnesses and the bench wait for "zekt worker running"; the probe URL follows it.
-      process.stderr.write(
-        role === 'worker'
-          ? `zekt worker running, probes and metrics on ${url}\n`
-          : `zekt ${role} listening on ${url}\n`,
-      );
-      await untilSignal();
-      await zekt.stop();
+      const { runServe } = await import('../startup/serve.js');
+      await runServe({
+        config: loadConfig(env),
+        role,
+        untilStopped: untilSignal,
+        write: (line) => process.stderr.write(line),
+      });
       return 0;
+    }
+    case 'doctor': {
+      const values = parseCommand(usageOf('doctor'), rest);
+      const { runDoctor } = await import('./doctor.js');
+      return runDoctor({ env, json: values.flag('json'), write: (text) => process.stdout.write(text) });
     }
     case 'dev': {
       const values = parseCommand(usageOf('dev'), rest);
@@ -201,17 +204,17 @@ async function main(argv: string[]): Promise<number> {
       const values = parseCommand(usage, args);
       const login = values.string('login');
       if (!login) throw usageError(usage, '--login <user> is required: the GitHub login the token acts as');
-      const { openStore } = await import('../store/store.js');
+      const { openExistingStore } = await import('../startup/existing-store.js');
       const { createTokenForLogin } = await import('./token.js');
-      const database = loadStoreConfig(env);
-      const store = await openStore(database);
+      // Never a new store: a token in a store no server reads would be a token for nothing.
+      const store = await openExistingStore(loadStoreConfig(env), { migrated: true });
       try {
-        // A token may be the first thing an operator creates, before the server ever ran.
-        await store.migrate();
         const created = await createTokenForLogin(store, {
           login,
           account: values.string('account'),
           name: values.string('name'),
+          unknownLogin: 'refuse',
+          consoleUrl: env.ZEKT_BASE_URL ?? null,
         });
         process.stdout.write(
           `token for ${created.login}${created.account ? ` (member of ${created.account})` : ''}; store it now, it is not shown again:\n${created.token}\n`,
@@ -233,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
       if (!token)
         throw new CliError('an API token is needed: --token zkt_… or ZEKT_TOKEN (zekt token create)');
       const target = {
-        url: values.string('url') ?? env.ZEKT_URL ?? 'http://localhost:3000',
+        url: values.string('url') ?? apiUrlOf(env),
         token,
         write: (t: string) => process.stdout.write(t),
       };
@@ -280,6 +283,13 @@ function untilSignal(): Promise<void> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    const database = storeSettings(processEnvironment());
+    const explained =
+      error instanceof OperatorError ? error : database && explainDatabaseFailure(error, database);
+    if (explained) {
+      process.stderr.write(`zekt: ${explained.message}\n`);
+      process.exit(2);
+    }
     if (isStoreUnavailable(error)) {
       const url = processEnvironment().DATABASE_URL;
       process.stderr.write(
@@ -295,6 +305,25 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/** The store settings, when they are valid, to explain a database failure with. */
+function storeSettings(env: Environment) {
+  try {
+    return loadStoreConfig(env);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where `zekt deliveries` finds the API: ZEKT_URL (the API as this machine reaches it), else the
+ * service's public ZEKT_BASE_URL, else a local `zekt serve` on PORT.
+ */
+function apiUrlOf(env: Environment): string {
+  return (
+    env.ZEKT_URL?.trim() || env.ZEKT_BASE_URL?.trim() || `http://localhost:${env.PORT?.trim() || '3000'}`
+  );
+}
 
 function positiveInteger(flag: string, raw: string | undefined, max: number): number {
   const value = Number(raw);

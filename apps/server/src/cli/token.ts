@@ -2,7 +2,13 @@ import { generateApiToken, hashApiToken } from '../security/api-tokens.js';
 import { getAccountByLogin } from '../store/accounts.js';
 import { recordAudit } from '../store/audit.js';
 import type { Store } from '../store/store.js';
-import { addMembership, createApiToken, listMemberAccounts, upsertUser } from '../store/users.js';
+import {
+  addMembership,
+  createApiToken,
+  getUserByLogin,
+  listMemberAccounts,
+  upsertUser,
+} from '../store/users.js';
 import { CliError } from './cli-error.js';
 
 /**
@@ -11,11 +17,29 @@ import { CliError } from './cli-error.js';
  */
 export async function createTokenForLogin(
   store: Store,
-  input: { login: string; account?: string | undefined; name?: string | undefined; now?: number },
+  input: {
+    login: string;
+    account?: string | undefined;
+    name?: string | undefined;
+    now?: number;
+    /**
+     * `refuse` (the operator's command): a login Zekt has never seen is refused, since its token
+     * would act for nobody Zekt knows; `create` (demo and test setups) makes the user.
+     */
+    unknownLogin?: 'refuse' | 'create';
+    /** Where the console is, for the message that refuses an unknown login. */
+    consoleUrl?: string | null;
+  },
 ): Promise<{ token: string; login: string; account: string | null }> {
   const now = input.now ?? Date.now();
   return store.transaction(async (trx) => {
-    const user = await upsertUser(trx, { login: input.login }, now);
+    const known = await getUserByLogin(trx, input.login);
+    if (!known && input.unknownLogin === 'refuse') {
+      throw new CliError(
+        `Zekt has never seen the GitHub login ${input.login}: log in to the console once as ${input.login} (${input.consoleUrl ? `${input.consoleUrl.replace(/\/+$/, '')}/auth/login` : '/auth/login of ZEKT_BASE_URL'}), or install the Zekt GitHub App as that user; then run this again`,
+      );
+    }
+    const user = known ?? (await upsertUser(trx, { login: input.login }, now));
     let accountLogin: string | null = null;
     if (input.account) {
       const account = await getAccountByLogin(trx, input.account);

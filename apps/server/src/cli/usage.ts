@@ -32,7 +32,7 @@ const apiTarget: OptionUsage[] = [
     name: 'url',
     type: 'string',
     value: 'url',
-    description: 'the Zekt API (default: ZEKT_URL, else http://localhost:3000)',
+    description: 'the Zekt API (default: ZEKT_URL, else ZEKT_BASE_URL, else http://localhost:PORT)',
   },
   { name: 'token', type: 'string', value: 'zkt_…', description: 'an API token (default: ZEKT_TOKEN)' },
 ];
@@ -93,6 +93,15 @@ export const COMMANDS: readonly CommandUsage[] = [
     examples: ['DATABASE_URL=postgres://… zekt migrate'],
   },
   {
+    command: 'doctor',
+    summary: 'check the configuration, database, GitHub App, clock, webhooks, OIDC and alert URL',
+    synopsis: ['zekt doctor [--json]'],
+    details:
+      'Configuration from the environment, like `zekt serve`. Prints ✔ or ✘ per check with the fix under each ✘, and exits 1 when a check failed. It only reads: the store is neither created nor migrated, and the alert URL is probed with HEAD, never sent an alert (docs/operations.md, Doctor).',
+    options: [{ name: 'json', type: 'boolean', description: 'print the checks as JSON' }],
+    examples: ['zekt doctor', 'DATABASE_URL=postgres://… zekt doctor --json'],
+  },
+  {
     command: 'reconcile',
     summary: 'ask GitHub to redeliver the webhooks it failed to deliver, and report',
     synopsis: ['zekt reconcile [--wait-s <seconds>] [--json]'],
@@ -114,6 +123,8 @@ export const COMMANDS: readonly CommandUsage[] = [
     command: 'token create',
     summary: 'create an API token (printed as the last line)',
     synopsis: ['zekt token create --login <user> [--account <account>] [--name <name>]'],
+    details:
+      'The store must exist (DATABASE_URL, or ZEKT_DATA_DIR of zekt serve) and know the login: the user logged in to the console once, or installed the App. The token never expires; people create expiring ones in the console (Settings › API tokens).',
     options: [
       {
         name: 'login',

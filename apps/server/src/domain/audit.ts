@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'subscription.withdraw',
   'subscription.durable',
   'token.create',
+  'token.revoke',
   'delivery.replay',
   'recovery.start',
   'recovery.cancel',

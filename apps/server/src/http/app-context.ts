@@ -11,6 +11,7 @@ import type { OidcVerifier } from '../github/oidc-verifier.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
+import type { ServiceChecks } from '../startup/service-checks.js';
 import type { Store } from '../store/store.js';
 import type { Tracer } from '../tracing/tracer.js';
 
@@ -57,6 +58,10 @@ export interface AppContext {
   metricsToken: string | null;
   /** Spans of each provider run's trace (docs/operations.md, *Tracing*); absent: none. */
   tracer?: Tracer;
+  /** Why this process is not ready beyond its store (GitHub refused the App's key), or null. */
+  notReadyReason: () => string | null;
+  /** The checks of `zekt doctor`, for the console's Settings. */
+  serviceChecks: ServiceChecks;
 }
 
 export type App = FastifyInstance<

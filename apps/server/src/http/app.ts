@@ -25,8 +25,10 @@ import { registerMeRoutes } from './routes/me.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerRecoveryRoutes } from './routes/recoveries.js';
 import { registerRepositoryRoutes } from './routes/repositories.js';
+import { registerServiceCheckRoutes } from './routes/service-checks.js';
 import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
+import { registerTokenRoutes } from './routes/tokens.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookRoute } from './routes/webhooks.js';
 import { warnOfUntrustedProxy } from './untrusted-proxy-warning.js';
@@ -133,6 +135,8 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerAuditRoutes(api, context);
     registerAlertRoutes(api, context);
     registerRecoveryRoutes(api, context);
+    registerTokenRoutes(api, context);
+    registerServiceCheckRoutes(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerConsoleRoutes(app, {

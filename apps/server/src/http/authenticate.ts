@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isExpired } from '../domain/api-tokens.js';
 import type { Clock } from '../domain/clock.js';
 import { hashApiToken, looksLikeApiToken } from '../security/api-tokens.js';
 import { cookieNames, hashSessionValue, looksLikeSessionValue } from '../security/sessions.js';
@@ -85,7 +86,13 @@ export function authenticateCallers(
         ? await findUserByTokenHash(deps.store.db, callerKey)
         : undefined;
       if (!found) throw new HttpError('invalid_token', 'the API token is unknown or revoked');
-      const { token_id, ...row } = found;
+      if (found.expires_at !== null && isExpired(found.expires_at, deps.clock.now())) {
+        throw new HttpError(
+          'invalid_token',
+          `the API token expired at ${new Date(found.expires_at).toISOString()}: create a new one (Settings › API tokens in the console, or POST /api/v1/tokens)`,
+        );
+      }
+      const { token_id, expires_at: _expiresAt, ...row } = found;
       user = row;
       tokenId = token_id;
     }

@@ -55,6 +55,11 @@ export const PROBLEMS = {
     meaning:
       'a recovery’s `since` must be an ISO 8601 time in the past, at most 90 days ago (archived payloads are kept 90 days)',
   },
+  invalid_expiry: {
+    status: 400,
+    title: 'Invalid expiry',
+    meaning: 'an API token’s `expiresAt` must be an ISO 8601 time in the future, at most 366 days ahead',
+  },
   invalid_cursor: { status: 400, title: 'Invalid cursor', meaning: 'pass back `nextCursor` unchanged' },
   invalid_month: { status: 400, title: 'Invalid month', meaning: 'months are `YYYY-MM`' },
   unauthenticated: {
@@ -101,6 +106,12 @@ export const PROBLEMS = {
     meaning:
       'a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token',
   },
+  membership_required: {
+    status: 403,
+    title: 'Membership required',
+    meaning:
+      'only members of an account see this: install the Zekt GitHub App on an account, or ask one of its members, then log in again',
+  },
   route_not_found: { status: 404, title: 'Route not found', meaning: 'no such endpoint' },
   console_not_built: {
     status: 404,
@@ -137,6 +148,11 @@ export const PROBLEMS = {
     status: 404,
     title: 'Recovery not found',
     meaning: 'no such bulk recovery of a connection you are a party to',
+  },
+  token_not_found: {
+    status: 404,
+    title: 'Token not found',
+    meaning: 'no unrevoked API token with that id of yours',
   },
   delivery_not_found: {
     status: 404,
@@ -280,6 +296,12 @@ export const PROBLEMS = {
     status: 503,
     title: 'Login not configured',
     meaning: 'console login needs `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET`',
+  },
+  not_ready: {
+    status: 503,
+    title: 'Not ready',
+    meaning:
+      '`/readyz` only: the process cannot work as configured (GitHub refused the App’s key or id at start); `detail` names the setting to fix',
   },
   store_unavailable: {
     status: 503,

@@ -75,6 +75,8 @@ export interface ApiTokensTable {
   created_at: Timestamp;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
+  /** Null: never (the operator's `zekt token create`). */
+  expires_at: Timestamp | null;
 }
 
 /** A console session (GitHub OAuth login); only the hash of its cookie value is kept. */

@@ -105,7 +105,7 @@ export function listMemberAccounts(db: Kysely<Database>, userId: string): Promis
 
 export async function createApiToken(
   db: Kysely<Database>,
-  token: { userId: string; tokenHash: string; name: string },
+  token: { userId: string; tokenHash: string; name: string; expiresAt?: number | null },
   now: number,
 ): Promise<string> {
   const tokenId = newId('tok', now);
@@ -119,21 +119,25 @@ export async function createApiToken(
       created_at: now,
       last_used_at: null,
       revoked_at: null,
+      expires_at: token.expiresAt ?? null,
     })
     .execute();
   return tokenId;
 }
 
-/** The user an unrevoked token belongs to, with the token's id (the audit trail names it). */
+/**
+ * The user an unrevoked token belongs to, with the token's id (the audit trail names it) and its
+ * expiry (the caller refuses an expired token, saying so).
+ */
 export async function findUserByTokenHash(
   db: Kysely<Database>,
   tokenHash: string,
-): Promise<(UserRow & { token_id: string }) | undefined> {
+): Promise<(UserRow & { token_id: string; expires_at: number | null }) | undefined> {
   return db
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.user_id', 'api_tokens.user_id')
     .selectAll('users')
-    .select('api_tokens.token_id')
+    .select(['api_tokens.token_id', 'api_tokens.expires_at'])
     .where('api_tokens.token_hash', '=', tokenHash)
     .where('api_tokens.revoked_at', 'is', null)
     .executeTakeFirst();

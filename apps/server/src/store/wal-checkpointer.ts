@@ -76,6 +76,9 @@ export function startWalCheckpointer(options: {
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
     async close() {
+      // Waited for, the thread must keep the process alive until it is gone: unreferenced, a
+      // process with nothing else left would end mid-close (exit 0, whatever its caller does next).
+      worker.ref();
       worker.postMessage('close');
       await exited;
     },

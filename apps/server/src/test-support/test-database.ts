@@ -13,7 +13,8 @@ import { openStore } from '../store/store.js';
 export const TEST_STORE: 'sqlite' | 'postgres' =
   process.env.ZEKT_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
-const ADMIN_URL = process.env.ZEKT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The test server's administrator (trust authentication): creates and drops the test databases. */
+export const ADMIN_URL = process.env.ZEKT_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   url: string;
@@ -134,7 +135,8 @@ function databaseUrl(name: string): string {
   return url.toString();
 }
 
-async function admin(statement: string): Promise<void> {
+/** Runs one statement as the administrator (databases, roles). */
+export async function admin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {

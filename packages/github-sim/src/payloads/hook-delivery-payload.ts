@@ -1,11 +1,18 @@
 import type { WebhookDeliveryRecord } from '../types.js';
 
 /**
- * GitHub's words for how a delivery went: `OK`, `Invalid HTTP Response: 503`, or why no answer
- * came (`failed to connect`, `timed out`).
+ * GitHub's words for how a delivery went: `OK`, `Invalid HTTP Response: 401` (any answer outside
+ * 2xx, with its status code), or, with `status_code` 0, why no answer came: `timed out` after its
+ * 10 seconds, `failed to connect` for everything that never reached a server (refused, reset, no
+ * such host). The simulator's record keeps Node's own reason (`error`) for its control API.
  */
 function statusText(delivery: WebhookDeliveryRecord): string {
-  if (delivery.status === null) return delivery.error ?? 'failed to connect';
+  if (delivery.status === null) {
+    const error = delivery.error ?? '';
+    if (error.startsWith('timed out')) return 'timed out';
+    if (error === 'no webhook URL' || error === 'simulator closed') return error;
+    return 'failed to connect';
+  }
   return delivery.status >= 200 && delivery.status < 300 ? 'OK' : `Invalid HTTP Response: ${delivery.status}`;
 }
 

@@ -38,6 +38,7 @@ CREATE UNIQUE INDEX alerts_pkey ON public.alerts USING btree (alert_id);
 
 table api_tokens (
   created_at bigint not null,
+  expires_at bigint,
   last_used_at bigint,
   name text not null,
   revoked_at bigint,
@@ -50,6 +51,7 @@ table api_tokens (
 );
 CREATE UNIQUE INDEX api_tokens_pkey ON public.api_tokens USING btree (token_id);
 CREATE UNIQUE INDEX api_tokens_token_hash_key ON public.api_tokens USING btree (token_hash);
+CREATE INDEX api_tokens_user ON public.api_tokens USING btree (user_id, token_id);
 
 table archives (
   archived_at bigint not null,

@@ -2,7 +2,7 @@ CREATE TABLE "accounts" ("account_id" integer primary key, "login" text not null
 
 CREATE TABLE "alerts" ("alert_id" text primary key, "account_id" integer not null, "kind" text not null, "dedup_key" text not null, "payload" text not null, "status" text not null, "attempts" integer not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "last_error" text, "sent_at" integer, "created_at" integer not null);
 
-CREATE TABLE "api_tokens" ("token_id" text primary key, "user_id" text not null references "users" ("user_id"), "token_hash" text not null unique, "name" text not null, "created_at" integer not null, "last_used_at" integer, "revoked_at" integer);
+CREATE TABLE "api_tokens" ("token_id" text primary key, "user_id" text not null references "users" ("user_id"), "token_hash" text not null unique, "name" text not null, "created_at" integer not null, "last_used_at" integer, "revoked_at" integer, "expires_at" integer);
 
 CREATE TABLE "archives" ("event_id" text primary key, "summary" text not null, "has_message" integer not null, "payload" text, "payload_bytes" integer not null, "archived_at" integer not null, "expires_at" integer not null);
 
@@ -65,6 +65,8 @@ CREATE INDEX "alerts_account" on "alerts" ("account_id", "created_at");
 CREATE INDEX "alerts_dedup" on "alerts" ("dedup_key", "created_at");
 
 CREATE INDEX "alerts_due" on "alerts" ("status", "next_attempt_at");
+
+CREATE INDEX "api_tokens_user" on "api_tokens" ("user_id", "token_id");
 
 CREATE INDEX "archives_expires" on "archives" ("expires_at");
 
