@@ -168,6 +168,7 @@ describe('routing policy', () => {
     consumerRepositoryId: 20,
     durable: false,
     completionTracking: false,
+    schema: null,
     ...overrides,
   });
 
