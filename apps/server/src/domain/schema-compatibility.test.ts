@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonSchema } from './message-schema.js';
 import { compareSchemas, firstSchemaReport } from './schema-compatibility.js';
 
 /** The compatibility rules, one at a time: each breaking rule, and its widening counterpart. */
-const kinds = (previous: object | boolean, next: object | boolean) =>
+const kinds = (previous: JsonSchema, next: JsonSchema) =>
   compareSchemas(previous, next, 1).changes.map((c) => [c.kind, c.pointer, c.breaking]);
 
 describe('schema compatibility', () => {
