@@ -260,6 +260,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       isReplay: row.replay_of !== null,
       retry: row.retry_number,
       token: row.durable ? options.deliveryTokens.issue(row.delivery_id) : undefined,
+      schemaVersion: row.schema_version,
       event: JSON.parse(archive.summary) as RunSummary,
       message:
         archive.hasMessage && archive.payload !== null ? { payload: JSON.parse(archive.payload) } : undefined,

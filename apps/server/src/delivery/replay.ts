@@ -105,6 +105,7 @@ export async function replayOnce(
         eventType: original.event_type,
         durable: Boolean(original.durable),
         replayOf: original.delivery_id,
+        schemaVersion: original.schema_version,
       },
       now,
     ),

@@ -21,6 +21,8 @@ export interface ZektEnvelope {
   isReplay: boolean;
   retry: number;
   token?: string;
+  /** The version of the service's message schema the payload was checked against (docs/contracts.md). */
+  schemaVersion?: number;
   event: RunSummary;
   payload?: unknown;
   payloadRef?: PayloadRef;
@@ -40,6 +42,8 @@ export interface BuildDispatchInput {
   retry: number;
   /** Per-delivery token; durable deliveries only (SPEC 6.1). */
   token?: string | undefined;
+  /** The schema version the message was checked against; null or absent: none. */
+  schemaVersion?: number | null | undefined;
   event: RunSummary;
   /** The provider's message, unchanged; `undefined` when the run sent none. */
   message: { payload: unknown } | undefined;
@@ -72,6 +76,10 @@ export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
     isReplay: input.isReplay,
     retry: input.retry,
     ...(input.token === undefined ? {} : { token: input.token }),
+    // Only with the message it describes: a run without one has nothing to check.
+    ...(input.schemaVersion == null || input.message === undefined
+      ? {}
+      : { schemaVersion: input.schemaVersion }),
     event: input.event,
   };
   if (input.message === undefined) {

@@ -25,6 +25,7 @@ import { registerMeRoutes } from './routes/me.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerRecoveryRoutes } from './routes/recoveries.js';
 import { registerRepositoryRoutes } from './routes/repositories.js';
+import { registerServiceSchemaRoutes } from './routes/service-schemas.js';
 import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerUsageRoutes } from './routes/usage.js';
@@ -123,6 +124,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerMeRoutes(api, context);
     registerRepositoryRoutes(api, context);
     registerServiceRoutes(api, context);
+    registerServiceSchemaRoutes(api, context);
     registerDirectoryRoutes(api, context);
     registerSubscriptionRoutes(api, context);
     registerUsageRoutes(api, context);

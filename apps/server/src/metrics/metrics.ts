@@ -28,7 +28,17 @@ export interface Metrics {
   retentionDeleted(table: RetentionTable, rows: number): void;
   /** The store refused or failed a statement. */
   storeFailed(category: StoreErrorCategory): void;
+  /** A message was checked against its services' schemas, with this result (see `SchemaCheckResult`). */
+  messageSchemaChecked(result: SchemaCheckResult): void;
 }
+
+/**
+ * `valid`: every schema in force accepted the message; `violation`: a warn-mode schema did not
+ * (accepted, recorded); `refused`: an enforced one did not (422); `stopped`: a check was stopped
+ * at its time bound or memory limit (counted besides its result).
+ */
+export const SCHEMA_CHECK_RESULTS = ['valid', 'violation', 'refused', 'stopped'] as const;
+export type SchemaCheckResult = (typeof SCHEMA_CHECK_RESULTS)[number];
 
 export const WEBHOOK_METRIC_OUTCOMES = [
   'accepted',
@@ -74,6 +84,7 @@ export const RETENTION_TABLES = [
   'replay_requests',
   'rate_limit_counters',
   'audit_entries',
+  'schema_violations',
 ] as const;
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
@@ -100,4 +111,5 @@ export const noMetrics: Metrics = {
   leaseLost() {},
   retentionDeleted() {},
   storeFailed() {},
+  messageSchemaChecked() {},
 };

@@ -8,6 +8,8 @@ import {
   type Metrics,
   RETENTION_TABLES,
   type RetentionTable,
+  SCHEMA_CHECK_RESULTS,
+  type SchemaCheckResult,
   STORE_ERROR_CATEGORIES,
   type StoreErrorCategory,
   WEBHOOK_METRIC_OUTCOMES,
@@ -72,6 +74,14 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   });
   const accepted = zeroed(attempts.labels('accepted', 'none'));
   const failedChildren = bind(ERROR_CATEGORIES, (category) => zeroed(attempts.labels('failed', category)));
+
+  const schemaChecks = new Counter({
+    name: 'zekt_message_schema_checks_total',
+    help: 'Messages checked against their services’ schemas, by result (valid, violation: accepted in warn mode, refused: 422 in enforce mode, stopped: a check stopped at its time bound or memory limit)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const schemaCheckChildren = bind(SCHEMA_CHECK_RESULTS, (result) => zeroed(schemaChecks.labels(result)));
 
   const endToEnd = new Histogram({
     name: 'zekt_end_to_end_latency_seconds',
@@ -205,6 +215,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     },
     storeFailed(category: StoreErrorCategory) {
       storeChildren[category].inc();
+    },
+    messageSchemaChecked(result: SchemaCheckResult) {
+      schemaCheckChildren[result].inc();
     },
   };
 }

@@ -29,6 +29,8 @@ export interface DeliveryIdentity {
   durable: boolean;
   retryNumber?: number;
   replayOf?: string | null;
+  /** The schema version its message was checked against (`client_payload.zekt.schemaVersion`). */
+  schemaVersion?: number | null;
 }
 
 /** A new delivery: Dispatched, due now, never attempted (SPEC 5: DispatchedAt is set at creation). */
@@ -69,6 +71,7 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     not_started_at: null,
     run_seen_at: null,
     updated_at: now,
+    schema_version: identity.schemaVersion ?? null,
   };
 }
 

@@ -47,6 +47,7 @@ const CLAIMED_COLUMNS = [
   'retry_number',
   'replay_of',
   'slot_reserved',
+  'schema_version',
 ] as const;
 
 /**
