@@ -64,6 +64,9 @@ async function eventOf(runId: number) {
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the message step's answer, read field by field.
+const bodyOf = (result: { message: { body: unknown } | null }) => result.message?.body as any;
+
 const dispatchesToGlobex = () => h.sim.dispatches({ repository: 'globex/app' });
 
 async function usage(token: string) {
@@ -322,7 +325,7 @@ describe('checking messages', () => {
     await saved({ schema: deploySchema, enforcement: 'enforce' });
     const result = await run(good);
     expect(result.message?.status).toBe(201);
-    expect(result.message?.body.schemaViolations).toBeUndefined();
+    expect(bodyOf(result).schemaViolations).toBeUndefined();
     const dispatch = await eventually(() => dispatchesToGlobex()[0]);
     const zekt = (dispatch.clientPayload as { zekt: Record<string, unknown> }).zekt;
     expect(zekt.payload).toEqual(good);
@@ -333,7 +336,7 @@ describe('checking messages', () => {
     await saved({ schema: deploySchema, enforcement: 'warn' });
     const result = await run({ version: '1.2.3' });
     expect(result.message?.status).toBe(201);
-    expect(result.message?.body.schemaViolations).toEqual([
+    expect(bodyOf(result).schemaViolations).toEqual([
       {
         service: 'acme-deploys',
         schemaVersion: 1,
@@ -341,7 +344,7 @@ describe('checking messages', () => {
         errorCount: 1,
       },
     ]);
-    expect(result.message?.body.message).toContain('which only warns');
+    expect(bodyOf(result).message).toContain('which only warns');
     const dispatch = await eventually(() => dispatchesToGlobex()[0]);
     expect((dispatch.clientPayload as { zekt: Record<string, unknown> }).zekt.schemaVersion).toBe(1);
     const violations = await h.call('GET', '/api/v1/schema-violations', { token: world.providerToken });

@@ -51,7 +51,7 @@ import { accountLogins, repositoryNames } from './lookups.js';
  * runs' messages made under `/api/v1/schema-violations`.
  */
 const security = MANAGEMENT_SECURITY;
-const Enforcement = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')]);
+const EnforcementSchema = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')]);
 const VersionQuery = Type.Object({
   version: Type.Optional(Type.String({ description: 'a version number; default: the one in force' })),
 });
@@ -64,7 +64,7 @@ const SaveSchema = Type.Object(
           'JSON Schema draft 2020-12, at most 64 KB, local $refs only; leave out to change only `enforcement`',
       }),
     ),
-    enforcement: Type.Optional(Enforcement),
+    enforcement: Type.Optional(EnforcementSchema),
     example: Type.Optional(Type.Unknown({ description: 'an example message, checked against the schema' })),
     acceptBreaking: Type.Optional(
       Type.Boolean({ description: 'save a version that removes or narrows what the one in force accepted' }),
