@@ -36,41 +36,47 @@ const STARTER = `{
  * version with what changed from the one before.
  */
 export function ServiceSchemaView({ serviceId }: { serviceId: string }) {
-  const service = useQuery(`service:${serviceId}`, () =>
-    ok(api.GET('/api/v1/services/{id}', { params: { path: { id: serviceId } } })),
-  );
-  const current = useQuery(`schema:${serviceId}`, async () => {
-    const result = await api.GET('/api/v1/services/{id}/schema', {
-      params: { path: { id: serviceId }, query: {} },
-    });
-    if (result.response.status === 404 && (result.error as Problem | undefined)?.code === 'schema_not_found')
-      return null;
-    return ok(Promise.resolve(result));
+  // A service without a schema has nothing to read: its editor starts from a template.
+  const loaded = useQuery(`service-schema:${serviceId}`, async () => {
+    const service = await ok(api.GET('/api/v1/services/{id}', { params: { path: { id: serviceId } } }));
+    const version =
+      service.schemaVersion === null
+        ? null
+        : await ok(
+            api.GET('/api/v1/services/{id}/schema', { params: { path: { id: serviceId }, query: {} } }),
+          );
+    return { service, version };
   });
+  const [saved, setSaved] = useState<string | null>(null);
   return (
     <Page
       title="Message schema"
       intro="A JSON Schema (draft 2020-12) for the message your workflow sends. Consumers see it in the Directory; Zekt checks each message against it when it arrives."
     >
-      <QueryView query={service} what="the service">
-        {(svc) => (
-          <QueryView query={current} what="the schema">
-            {(version) => (
-              <>
-                <p>
-                  <strong>{svc.slug}</strong> · {svc.repository} · {svc.workflow} ·{' '}
-                  <Link to="/provider/services">All services</Link>
-                </p>
-                <SchemaEditor
-                  key={version?.version ?? 0}
-                  service={svc}
-                  current={version}
-                  onSaved={() => current.reload()}
-                />
-                <VersionHistory serviceId={svc.id} version={version?.version ?? 0} />
-              </>
-            )}
-          </QueryView>
+      <QueryView query={loaded} what="the service and its schema">
+        {({ service: svc, version }) => (
+          <>
+            <p>
+              <strong>{svc.slug}</strong> · {svc.repository} · {svc.workflow} ·{' '}
+              <Link to="/provider/services">All services</Link>
+            </p>
+            {saved ? (
+              <p className="notice" role="status">
+                {saved}
+              </p>
+            ) : null}
+            <SchemaEditor
+              key={`${version?.version ?? 0}:${svc.enforcement}`}
+              service={svc}
+              current={version}
+              onSaved={(message) => {
+                setSaved(message);
+                loaded.reload();
+              }}
+              onEdit={() => setSaved(null)}
+            />
+            <VersionHistory serviceId={svc.id} version={version?.version ?? 0} />
+          </>
         )}
       </QueryView>
     </Page>
@@ -86,7 +92,12 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
-function SchemaEditor(props: { service: Service; current: SchemaVersion | null; onSaved: () => void }) {
+function SchemaEditor(props: {
+  service: Service;
+  current: SchemaVersion | null;
+  onSaved: (message: string) => void;
+  onEdit: () => void;
+}) {
   const { service, current } = props;
   const [schemaText, setSchemaText] = useState(current ? JSON.stringify(current.schema, null, 2) : STARTER);
   const [exampleText, setExampleText] = useState(
@@ -100,7 +111,6 @@ function SchemaEditor(props: { service: Service; current: SchemaVersion | null; 
     | null
   >(null);
   const [confirming, setConfirming] = useState<SaveAnswer | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
 
   const schema = parseJson(schemaText);
   const example =
@@ -145,17 +155,16 @@ function SchemaEditor(props: { service: Service; current: SchemaVersion | null; 
       }),
     );
     setConfirming(null);
-    setSaved(
+    props.onSaved(
       answer.changed
         ? `Version ${answer.version} saved (${answer.enforcement}).`
         : `Enforcement set to ${answer.enforcement}; the schema is unchanged (version ${answer.version}).`,
     );
-    props.onSaved();
     return answer;
   });
 
   const submit = () => {
-    setSaved(null);
+    props.onEdit();
     if (check?.state !== 'ok') return;
     if (check.answer.changed && check.answer.compatibility.breaking) setConfirming(check.answer);
     else void save.run(false);
@@ -177,11 +186,6 @@ function SchemaEditor(props: { service: Service; current: SchemaVersion | null; 
   return (
     <section className="card" aria-labelledby="schema-editor">
       <h2 id="schema-editor">{current ? `Version ${current.version} in force` : 'No schema yet'}</h2>
-      {saved ? (
-        <p className="notice" role="status">
-          {saved}
-        </p>
-      ) : null}
       <Field
         label="JSON Schema"
         hint="Draft 2020-12, at most 64 KB; $refs to #/$defs/… only (nothing is fetched)."
