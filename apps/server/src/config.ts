@@ -215,7 +215,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   {
     name: 'ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS',
     description:
-      'checking one message against a service’s schema is stopped after this long, and counts as failed (default 250)',
+      'checking one message against a service’s schema is stopped once it has used this much CPU time, and counts as failed (default 250)',
   },
   {
     name: 'ZEKT_SCHEMA_THREADS',

@@ -1,16 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { MAX_REPORTED_ERRORS, type SchemaProblem } from '../domain/message-schema.js';
 import { compileProblemOf, type RawCompileProblem, type RawViolation, violationOf } from './schema-errors.js';
 import { SCHEMA_WORKER_SOURCE } from './schema-worker-source.js';
 
 /**
- * Schemas are compiled and messages checked on threads of their own, each check with a time bound.
+ * Schemas are compiled and messages checked on threads of their own, each check with a bound on
+ * the CPU time it may use.
  * A JSON Schema can make a check take exponential time without any regular expression — `anyOf`
  * branches that recurse through `$ref` re-check the same subtree once per branch at every level
  * (2^20 checks for 20 levels of nesting), `uniqueItems` compares every pair of a large array —
  * so refusing bad patterns when a schema is saved is not enough (docs/contracts.md has the
  * figures). Off the event loop, a slow check delays nothing else the process does; past its bound
- * the thread is stopped (`Worker.terminate` interrupts the running JavaScript) and replaced, and
+ * (CPU time the checking thread used, read from /proc on Linux, so a check that only waited for a
+ * core on a busy machine is not stopped; wall time elsewhere) the thread is stopped (`Worker.terminate` interrupts the running JavaScript) and replaced, and
  * the check counts as failed: an enforced schema refuses the message, since it could not be shown
  * to conform. Patterns are matched by a linear-time engine (schema-worker-source.ts), so they never
  * come near the bound.
@@ -49,7 +52,7 @@ export interface ValidationOutcome {
 export interface SchemaCheckPoolOptions {
   /** Threads that check (ZEKT_SCHEMA_WORKERS); each is started when first needed. */
   threads: number;
-  /** One message's check, after its schema is compiled (ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS). */
+  /** CPU time one message's check may use, after its schema is compiled (ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS). */
   validationTimeoutMs: number;
   /** One schema's compilation: when it is saved, and the first time a thread checks with it. */
   compileTimeoutMs: number;
@@ -79,7 +82,29 @@ interface Thread {
   compiled: (() => void) | null;
   /** Ends the running job when the thread dies under it. */
   died: ((reason: 'timeout' | 'memory') => void) | null;
+  /** The thread's id in the kernel (Linux), to read its CPU time; null elsewhere. */
+  tid: number | null;
 }
+
+/**
+ * The CPU time a thread has used, in ms, from /proc (Linux; clock ticks of 10 ms); null where
+ * it cannot be read. A bound on wall time would stop valid checks on a machine too busy to run
+ * them: what the bound must catch is a check that keeps a core busy, not one that waits for it.
+ */
+function threadCpuMs(tid: number | null): number | null {
+  if (tid === null) return null;
+  try {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, the 14th and 15th fields of the line (11th and 12th after the name).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** However busy the machine, a check never waits longer than this many times its bound. */
+const WALL_FACTOR = 40;
 
 export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCheckPool {
   const maxCompiled = options.maxCompiledPerThread ?? 200;
@@ -104,10 +129,12 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
       answer: null,
       compiled: null,
       died: null,
+      tid: null,
     };
     worker.on('message', (message: Record<string, unknown>) => {
       if (message.ready === true) {
         thread.ready = true;
+        thread.tid = typeof message.tid === 'number' ? message.tid : null;
         pump();
         return;
       }
@@ -154,8 +181,9 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
   }
 
   /**
-   * Sends one message to the thread and waits for its answer, at most `timeoutMs` (`thenMs` once
-   * the thread says it compiled the job's schema); past it the thread is stopped.
+   * Sends one message to the thread and waits for its answer while the thread has used less than
+   * `timeoutMs` of CPU (`thenMs` once the thread says it compiled the job's schema), and at most
+   * WALL_FACTOR times that in all; past it the thread is stopped.
    */
   function ask(
     thread: Thread,
@@ -170,7 +198,7 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
         thread.compiled = null;
         thread.died = null;
       };
-      const expire = () => {
+      const stop = () => {
         settle();
         const index = threads.indexOf(thread);
         if (index !== -1) threads.splice(index, 1);
@@ -178,9 +206,22 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
         options.onStopped?.('timeout');
         resolve({ stopped: 'timeout' });
       };
+      let boundMs = timeoutMs;
+      let cpuFrom = threadCpuMs(thread.tid);
+      let wallUntil = Date.now() + boundMs * WALL_FACTOR;
+      const expire = () => {
+        const cpu = threadCpuMs(thread.tid);
+        const used = cpu === null || cpuFrom === null ? null : cpu - cpuFrom;
+        if (used === null || used >= boundMs || Date.now() >= wallUntil) return stop();
+        // Waited for a core rather than used one: wait for what is left of the bound.
+        timer = setTimeout(expire, Math.max(boundMs - used, 10));
+      };
       let timer = setTimeout(expire, timeoutMs);
       thread.compiled = () => {
         clearTimeout(timer);
+        boundMs = thenMs;
+        cpuFrom = threadCpuMs(thread.tid);
+        wallUntil = Date.now() + boundMs * WALL_FACTOR;
         timer = setTimeout(expire, thenMs);
       };
       thread.answer = (answer) => {

@@ -99,5 +99,10 @@ parentPort.on('message', (job) => {
   }
   parentPort.postMessage({ id: job.id, ...run(validate, JSON.parse(job.payloadJson), job.maxErrors) });
 });
-parentPort.postMessage({ ready: true });
+// The thread's id in the kernel, so the main thread can read the CPU time it uses (Linux).
+let tid = null;
+try {
+  tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/task/')[1]) || null;
+} catch {}
+parentPort.postMessage({ ready: true, tid });
 `;
