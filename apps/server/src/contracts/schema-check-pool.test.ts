@@ -169,6 +169,32 @@ describe('checking a message', () => {
     });
   });
 
+  it('bounds the CPU time a check uses, not the time it waits for a core on a busy machine', async () => {
+    // The thread's CPU counter says it used nothing: a check that takes longer than its bound in
+    // wall time only because the machine is busy must not be stopped (it was, with a wall-time
+    // bound, under the bench's load: a valid message refused).
+    open({ validationTimeoutMs: 50, threadCpuMs: () => 0 });
+    const exponential = {
+      $defs: {
+        node: {
+          anyOf: [
+            { type: 'array', items: { $ref: '#/$defs/node' } },
+            { type: 'array', items: { $ref: '#/$defs/node' } },
+          ],
+        },
+      },
+      $ref: '#/$defs/node',
+    };
+    let nested: unknown = 'leaf';
+    for (let i = 0; i < 15; i++) nested = [nested];
+    // Compiled first, so the check alone is timed.
+    await check([], 'svc_busy@1', exponential);
+    const outcome = await check(nested, 'svc_busy@1', exponential);
+    expect(outcome.timedOut).toBe(false);
+    expect(outcome.errorCount).toBeGreaterThan(0);
+    expect(stopped).toEqual([]);
+  });
+
   it('reports 20 violations of a message that has thousands, and counts them all', async () => {
     open();
     const schema = { type: 'array', items: { type: 'string' } };

@@ -60,6 +60,8 @@ export interface SchemaCheckPoolOptions {
   maxCompiledPerThread?: number;
   /** Told each time a check or a compilation is stopped, with why. */
   onStopped?: (reason: 'timeout' | 'memory') => void;
+  /** Reads a thread's CPU time (ms) by its kernel id; default /proc. Tests pass their own. */
+  threadCpuMs?: (tid: number | null) => number | null;
 }
 
 /** A thread's heap: far above what a 512 KB message and a 64 KB schema need, far below the process's. */
@@ -108,6 +110,7 @@ const WALL_FACTOR = 40;
 
 export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCheckPool {
   const maxCompiled = options.maxCompiledPerThread ?? 200;
+  const cpuMs = options.threadCpuMs ?? threadCpuMs;
   const threads: Thread[] = [];
   const queue: Job[] = [];
   let nextId = 1;
@@ -207,10 +210,10 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
         resolve({ stopped: 'timeout' });
       };
       let boundMs = timeoutMs;
-      let cpuFrom = threadCpuMs(thread.tid);
+      let cpuFrom = cpuMs(thread.tid);
       let wallUntil = Date.now() + boundMs * WALL_FACTOR;
       const expire = () => {
-        const cpu = threadCpuMs(thread.tid);
+        const cpu = cpuMs(thread.tid);
         const used = cpu === null || cpuFrom === null ? null : cpu - cpuFrom;
         if (used === null || used >= boundMs || Date.now() >= wallUntil) return stop();
         // Waited for a core rather than used one: wait for what is left of the bound.
@@ -220,7 +223,7 @@ export function createSchemaCheckPool(options: SchemaCheckPoolOptions): SchemaCh
       thread.compiled = () => {
         clearTimeout(timer);
         boundMs = thenMs;
-        cpuFrom = threadCpuMs(thread.tid);
+        cpuFrom = cpuMs(thread.tid);
         wallUntil = Date.now() + boundMs * WALL_FACTOR;
         timer = setTimeout(expire, thenMs);
       };
