@@ -14,6 +14,7 @@ import { DirectoryView } from './views/directory';
 import { LoginView, NoAccountView, NotFoundView } from './views/entry';
 import { ProviderReposView } from './views/provider-repos';
 import { ServiceFormView } from './views/service-form';
+import { ServiceSchemaView } from './views/service-schema';
 import { ServicesView } from './views/services';
 import { SettingsView } from './views/settings';
 import { SubscribersView } from './views/subscribers';
@@ -56,6 +57,8 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
 function route(path: string): ReactNode {
   const delivery = /^\/deliveries\/([^/]+)$/.exec(path);
   if (delivery) return <DeliveryDetailView deliveryId={decodeURIComponent(delivery[1]!)} />;
+  const schema = /^\/provider\/services\/([^/]+)\/schema$/.exec(path);
+  if (schema) return <ServiceSchemaView serviceId={decodeURIComponent(schema[1]!)} />;
   const service = /^\/provider\/services\/([^/]+)$/.exec(path);
   if (service)
     return <ServiceFormView serviceId={service[1] === 'new' ? undefined : decodeURIComponent(service[1]!)} />;

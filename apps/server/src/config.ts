@@ -51,6 +51,8 @@ export interface Config {
   reconcileIntervalMs: number;
   /** A durable delivery GitHub accepted with no sign of its workflow after this long is flagged not started. */
   notStartedAfterMs: number;
+  /** Message schemas: the threads that check messages, and the bounds of one check (contracts/). */
+  schemas: { threads: number; validationTimeoutMs: number; compileTimeoutMs: number };
   /** Operational alerts: where they are POSTed (null: only listed), signed with `secret` (`whsec_…`). */
   alerts: { url: string | null; secret: string | null; dedupWindowMs: number };
   /** Names this process's delivery leases (default: random per process). */
@@ -212,6 +214,15 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
     name: 'ZEKT_NOT_STARTED_AFTER',
     description:
       'a durable delivery GitHub accepted but no workflow run started for within this duration is flagged not started (default 10m)',
+  },
+  {
+    name: 'ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS',
+    description:
+      'checking one message against a service’s schema is stopped once it has used this much CPU time, and counts as failed (default 250)',
+  },
+  {
+    name: 'ZEKT_SCHEMA_THREADS',
+    description: 'threads that compile schemas and check messages against them (default 1)',
   },
   {
     name: 'ZEKT_ALERT_URL',
@@ -494,6 +505,12 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     },
     reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, DAY_MS),
     notStartedAfterMs,
+    schemas: {
+      threads: integer('ZEKT_SCHEMA_THREADS', 1, 1, 64),
+      validationTimeoutMs: integer('ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS', 250, 10, 60_000),
+      // A 64 KB schema of 700 patterns compiles in ~0.6 s here; ten times that is a runaway.
+      compileTimeoutMs: 10_000,
+    },
     workerId: value('ZEKT_WORKER_ID') ?? null,
     metrics: { workerPort: integer('ZEKT_METRICS_PORT', 9464, 0, 65535), token: metricsToken },
     logLevel,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { type AlertService, createAlertService } from './alerts/alert-service.js';
 import type { Config } from './config.js';
+import { createSchemaCheckPool } from './contracts/schema-check-pool.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
 import { createRecoveryRunner } from './delivery/recovery-runner.js';
@@ -161,6 +162,18 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     owner: workerId,
   });
   let alertLoop: WorkerLoop | null = null;
+  const schemaChecks = createSchemaCheckPool({
+    threads: config.schemas.threads,
+    validationTimeoutMs: config.schemas.validationTimeoutMs,
+    compileTimeoutMs: config.schemas.compileTimeoutMs,
+    onStopped: (reason) =>
+      logger.warn(
+        { reason },
+        reason === 'timeout'
+          ? 'a schema check passed its time bound and was stopped (ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS)'
+          : 'a schema check ran out of memory and was stopped',
+      ),
+  });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -309,6 +322,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       oidcIssuer: config.oidc.issuer,
       alertUrl: config.alerts.url,
     })),
+    schemaChecks,
+    alerts,
   });
   // A worker-only process has no API, but is probed and scraped like any other process.
   const probes =
@@ -464,6 +479,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await notifier.close();
       // Bounded: a tracing backend that hangs never holds up a stopping process.
       if (!options.tracer) await tracer.shutdown();
+      await schemaChecks.close();
       stopCountingStoreErrors();
       if (!options.store) await store.close();
     },

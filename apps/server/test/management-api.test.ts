@@ -236,6 +236,16 @@ describe('management API', () => {
       ['GET', '/api/v1/services/{id}', `/api/v1/services/${svc}`],
       ['PATCH', '/api/v1/services/{id}', `/api/v1/services/${svc}`, { published: false }],
       [
+        'PUT',
+        '/api/v1/services/{id}/schema',
+        `/api/v1/services/${svc}/schema`,
+        { schema: { type: 'object' }, enforcement: 'enforce' },
+      ],
+      ['GET', '/api/v1/services/{id}/schema', `/api/v1/services/${svc}/schema`],
+      ['GET', '/api/v1/services/{id}/schema/versions', `/api/v1/services/${svc}/schema/versions`],
+      // Another organisation's organization-only service is not in the caller's Directory.
+      ['GET', '/api/v1/directory/{id}/schema', `/api/v1/directory/${orgOnlyServiceId}/schema`],
+      [
         'POST',
         '/api/v1/subscriptions',
         '/api/v1/subscriptions',
@@ -319,6 +329,7 @@ describe('management API', () => {
           (b.entries as Array<{ account: string; action: string }>).map((e) => `${e.account} ${e.action}`),
       ],
       ['/api/v1/alerts', '/api/v1/alerts', (b) => b.alerts],
+      ['/api/v1/schema-violations', '/api/v1/schema-violations', (b) => b.violations],
     ];
     const seen: Record<string, unknown> = {};
     for (const [template, path, pick] of lists) {
@@ -336,6 +347,7 @@ describe('management API', () => {
       '/api/v1/connections': [],
       '/api/v1/audit': ['initech token.create'],
       '/api/v1/alerts': [],
+      '/api/v1/schema-violations': [],
     });
     // The consumer cannot act as the provider, nor the provider as the consumer.
     expect(

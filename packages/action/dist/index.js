@@ -20740,6 +20740,20 @@ async function writeSummary(title, rows) {
     warning(`could not write the job summary: ${error2.message}`);
   }
 }
+async function writeTable(title, header, rows, note) {
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await summary.addHeading(escapeHtml(title), 3).addTable([
+      header.map((name) => ({ data: escapeHtml(name), header: true })),
+      ...rows.map((row) => row.map((cell) => escapeHtml(cell)))
+    ]).addRaw(
+      `<p>${escapeHtml(`${note}Check a message before pushing: zekt schema check <service> <file>`)}</p>`,
+      true
+    ).write();
+  } catch (error2) {
+    warning(`could not write the job summary: ${error2.message}`);
+  }
+}
 function escapeHtml(text) {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
@@ -20975,6 +20989,29 @@ function describe(delivery) {
 }
 
 // src/send-message.ts
+async function reportViolations(body) {
+  const problem = typeof body === "object" && body !== null ? body : {};
+  const errors = Array.isArray(problem.errors) ? problem.errors.filter(
+    (e) => typeof e === "object" && e !== null && typeof e.pointer === "string" && typeof e.message === "string"
+  ) : [];
+  if (errors.length === 0) return;
+  const schema = `the schema of ${String(problem.service ?? "the service")} (version ${String(problem.schemaVersion ?? "?")})`;
+  for (const error2 of errors) {
+    error(`${pointerOf(error2.pointer)}: ${error2.message}`, {
+      title: `Zekt: the message does not match ${schema}`
+    });
+  }
+  const total = typeof problem.errorCount === "number" ? problem.errorCount : errors.length;
+  await writeTable(
+    `Zekt refused the message: it does not match ${schema}`,
+    ["Where", "Problem"],
+    errors.map((e) => [pointerOf(e.pointer), e.message]),
+    total > errors.length ? `${total - errors.length} more not shown. ` : ""
+  );
+}
+function pointerOf(pointer) {
+  return pointer === "" ? "(the message)" : pointer;
+}
 async function sendMessage(inputs, env) {
   const token = await getProviderToken(inputs.audience);
   const url = endpoint(inputs.apiUrl, "/api/events/receive");
@@ -21001,6 +21038,7 @@ async function sendMessage(inputs, env) {
     },
     { baseDelayMs: inputs.retryBaseDelayMs, onRetry: warning }
   );
+  if (response.status === 422) await reportViolations(response.body);
   if (response.status !== 201 && response.status !== 200) {
     throw new Error(`Zekt refused the message (${response.status})${describeProblem(response.body, ": ")}`);
   }
@@ -21014,6 +21052,13 @@ async function sendMessage(inputs, env) {
   setOutput("status", "accepted");
   setOutput("consumers-notified", String(received.consumersNotified));
   info(received.message ?? `message stored; ${received.consumersNotified} consumer(s) will receive it`);
+  for (const warned of received.schemaViolations ?? []) {
+    for (const violation of warned.errors ?? []) {
+      warning(`${pointerOf(violation.pointer)}: ${violation.message}`, {
+        title: `Zekt: the message does not match the schema of ${warned.service} (version ${warned.schemaVersion}), which only warns`
+      });
+    }
+  }
   await writeSummary("Zekt message sent", [
     ["Event type", inputs.eventType],
     ["Event id", received.eventId],

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import { idTokenFailure } from './consumer-auth.js';
 import { type ActionInputs, endpoint } from './inputs.js';
-import { writeSummary } from './summary.js';
+import { writeSummary, writeTable } from './summary.js';
 import { callZekt, describeProblem } from './zekt-client.js';
 
 type MessageInputs = Extract<ActionInputs, { mode: 'message' }>;
@@ -12,6 +12,57 @@ interface Received {
   eventId: string;
   consumersNotified: number;
   message?: string;
+  /** Warn-mode schemas the message does not match: accepted all the same. */
+  schemaViolations?: Array<{ service: string; schemaVersion: number; errors?: Violation[] }>;
+}
+
+/** One way the message breaks its service's schema: where (a JSON Pointer into the message) and what. */
+interface Violation {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * A 422 from an enforced schema (`payload_schema_violation`, `schema_validation_timeout`): one
+ * error annotation per violation, so each shows on the run's page with where it is in the message,
+ * and a table in the job summary. The step then fails with the service's detail.
+ */
+async function reportViolations(body: unknown): Promise<void> {
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as {
+    service?: unknown;
+    schemaVersion?: unknown;
+    errors?: unknown;
+    errorCount?: unknown;
+    detail?: unknown;
+  };
+  const errors = Array.isArray(problem.errors)
+    ? problem.errors.filter(
+        (e): e is Violation =>
+          typeof e === 'object' &&
+          e !== null &&
+          typeof e.pointer === 'string' &&
+          typeof e.message === 'string',
+      )
+    : [];
+  if (errors.length === 0) return;
+  const schema = `the schema of ${String(problem.service ?? 'the service')} (version ${String(problem.schemaVersion ?? '?')})`;
+  for (const error of errors) {
+    core.error(`${pointerOf(error.pointer)}: ${error.message}`, {
+      title: `Zekt: the message does not match ${schema}`,
+    });
+  }
+  const total = typeof problem.errorCount === 'number' ? problem.errorCount : errors.length;
+  await writeTable(
+    `Zekt refused the message: it does not match ${schema}`,
+    ['Where', 'Problem'],
+    errors.map((e) => [pointerOf(e.pointer), e.message]),
+    total > errors.length ? `${total - errors.length} more not shown. ` : '',
+  );
+}
+
+/** `/a/b` as it is; the empty pointer (the whole message) in words. */
+function pointerOf(pointer: string): string {
+  return pointer === '' ? '(the message)' : pointer;
 }
 
 /**
@@ -49,6 +100,7 @@ export async function sendMessage(
     },
     { baseDelayMs: inputs.retryBaseDelayMs, onRetry: core.warning },
   );
+  if (response.status === 422) await reportViolations(response.body);
   if (response.status !== 201 && response.status !== 200) {
     throw new Error(`Zekt refused the message (${response.status})${describeProblem(response.body, ': ')}`);
   }
@@ -62,6 +114,13 @@ export async function sendMessage(
   core.setOutput('status', 'accepted');
   core.setOutput('consumers-notified', String(received.consumersNotified));
   core.info(received.message ?? `message stored; ${received.consumersNotified} consumer(s) will receive it`);
+  for (const warned of received.schemaViolations ?? []) {
+    for (const violation of warned.errors ?? []) {
+      core.warning(`${pointerOf(violation.pointer)}: ${violation.message}`, {
+        title: `Zekt: the message does not match the schema of ${warned.service} (version ${warned.schemaVersion}), which only warns`,
+      });
+    }
+  }
   await writeSummary('Zekt message sent', [
     ['Event type', inputs.eventType],
     ['Event id', received.eventId],

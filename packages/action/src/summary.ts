@@ -18,6 +18,34 @@ export async function writeSummary(title: string, rows: Array<[string, string]>)
   }
 }
 
+/**
+ * A heading and a table with a header row (one row per item), and a closing line; the cells are
+ * escaped as in writeSummary.
+ */
+export async function writeTable(
+  title: string,
+  header: string[],
+  rows: string[][],
+  note: string,
+): Promise<void> {
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await core.summary
+      .addHeading(escapeHtml(title), 3)
+      .addTable([
+        header.map((name) => ({ data: escapeHtml(name), header: true })),
+        ...rows.map((row) => row.map((cell) => escapeHtml(cell))),
+      ])
+      .addRaw(
+        `<p>${escapeHtml(`${note}Check a message before pushing: zekt schema check <service> <file>`)}</p>`,
+        true,
+      )
+      .write();
+  } catch (error) {
+    core.warning(`could not write the job summary: ${(error as Error).message}`);
+  }
+}
+
 /** @example escapeHtml('<b>') // '&lt;b&gt;' */
 export function escapeHtml(text: string): string {
   return text

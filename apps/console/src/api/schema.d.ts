@@ -55,6 +55,19 @@ export interface paths {
                             eventId: string;
                             consumersNotified: number;
                             message: string;
+                            /** @description warn-mode schemas the message does not match: accepted, recorded, shown to the provider */
+                            schemaViolations?: {
+                                /** @description the service slug */
+                                service: string;
+                                schemaVersion: number;
+                                /** @description the first 20 */
+                                errors: {
+                                    /** @description JSON Pointer (RFC 6901) of the value at fault; "" for the whole document */
+                                    pointer: string;
+                                    message: string;
+                                }[];
+                                errorCount: number;
+                            }[];
                         };
                     };
                 };
@@ -197,6 +210,24 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_schema_violation`: an enforced schema of the workflow’s service refused the message; nothing was stored. `errors` lists up to 20 `{ pointer, message }`, `errorCount` all of them; `schema_validation_timeout`: checking the message against an enforced schema passed its time bound (`ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS`) and was stopped; nothing was stored: simplify the schema */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_schema_violation" | "schema_validation_timeout";
                         } & {
                             [key: string]: unknown;
                         };
@@ -2746,6 +2777,9 @@ export interface paths {
                                 description: string;
                                 tags: string[];
                                 visibility: "public" | "organization";
+                                schemaVersion: number | null;
+                                /** @description off: the schema is documentation only; warn: violations are recorded; enforce: refused (422) */
+                                enforcement: "off" | "warn" | "enforce";
                                 published: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2912,6 +2946,9 @@ export interface paths {
                             description: string;
                             tags: string[];
                             visibility: "public" | "organization";
+                            schemaVersion: number | null;
+                            /** @description off: the schema is documentation only; warn: violations are recorded; enforce: refused (422) */
+                            enforcement: "off" | "warn" | "enforce";
                             published: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -3163,6 +3200,9 @@ export interface paths {
                             description: string;
                             tags: string[];
                             visibility: "public" | "organization";
+                            schemaVersion: number | null;
+                            /** @description off: the schema is documentation only; warn: violations are recorded; enforce: refused (422) */
+                            enforcement: "off" | "warn" | "enforce";
                             published: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -3345,6 +3385,9 @@ export interface paths {
                             description: string;
                             tags: string[];
                             visibility: "public" | "organization";
+                            schemaVersion: number | null;
+                            /** @description off: the schema is documentation only; warn: violations are recorded; enforce: refused (422) */
+                            enforcement: "off" | "warn" | "enforce";
                             published: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -3573,6 +3616,1038 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/services/{id}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A service's message schema: the version in force, or ?version=n */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a version number; default: the one in force */
+                    version?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            serviceId: string;
+                            version: number;
+                            enforcement: "off" | "warn" | "enforce";
+                            /** @description the JSON Schema (draft 2020-12) */
+                            schema: unknown;
+                            /** @description an example message that matches the schema; null: none */
+                            example: unknown;
+                            /** @description the schema refuses null: a run that sends no message breaks it */
+                            requiresMessage: boolean;
+                            compatibility: {
+                                previousVersion: number | null;
+                                /** @description whether any change removes or narrows what the previous version accepted */
+                                breaking: boolean;
+                                changes: {
+                                    /** @description JSON Pointer into the schema */
+                                    pointer: string;
+                                    /** @description property_removed, required_added, type_narrowed, enum_narrowed, additional_properties_closed, bound_tightened (breaking); property_added, required_removed, type_widened, enum_widened, additional_properties_opened, bound_loosened */
+                                    kind: string;
+                                    breaking: boolean;
+                                    message: string;
+                                }[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description who saved it (provider members only) */
+                            createdBy?: string;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `service_not_found`: no such service in your accounts; `schema_not_found`: the service has no message schema, or no version of that number */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "service_not_found" | "schema_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Save a message schema (a new version when it changed) and its enforcement
+         * @description With `?dryRun=true` nothing is saved: the answer is the version it would make and its compatibility report against the version in force.
+         */
+        put: {
+            parameters: {
+                query?: {
+                    dryRun?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description JSON Schema draft 2020-12, at most 64 KB, local $refs only; leave out to change only `enforcement` */
+                        schema?: unknown;
+                        enforcement?: "off" | "warn" | "enforce";
+                        /** @description an example message, checked against the schema */
+                        example?: unknown;
+                        /** @description save a version that removes or narrows what the one in force accepted */
+                        acceptBreaking?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            serviceId: string;
+                            version: number;
+                            enforcement: "off" | "warn" | "enforce";
+                            /** @description the JSON Schema (draft 2020-12) */
+                            schema: unknown;
+                            /** @description an example message that matches the schema; null: none */
+                            example: unknown;
+                            /** @description the schema refuses null: a run that sends no message breaks it */
+                            requiresMessage: boolean;
+                            compatibility: {
+                                previousVersion: number | null;
+                                /** @description whether any change removes or narrows what the previous version accepted */
+                                breaking: boolean;
+                                changes: {
+                                    /** @description JSON Pointer into the schema */
+                                    pointer: string;
+                                    /** @description property_removed, required_added, type_narrowed, enum_narrowed, additional_properties_closed, bound_tightened (breaking); property_added, required_removed, type_widened, enum_widened, additional_properties_opened, bound_loosened */
+                                    kind: string;
+                                    breaking: boolean;
+                                    message: string;
+                                }[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description who saved it (provider members only) */
+                            createdBy?: string;
+                            /** @description whether this made (or, with dryRun, would make) a new version */
+                            changed: boolean;
+                            /** @description false with ?dryRun=true */
+                            saved: boolean;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_schema`: a service’s message schema must be JSON Schema draft 2020-12 that compiles, with local `$ref`s only (never fetched) and patterns RE2 can run; `pointer` is the JSON Pointer of the problem in the schema; `invalid_example`: the example message does not match the schema it is saved with; `errors` lists `{ pointer, message }` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_schema" | "invalid_example";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `csrf_rejected`: a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "csrf_rejected";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `service_not_found`: no such service in your accounts */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "service_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `breaking_schema_change`: the new version removes or narrows what the one in force accepted (`compatibility` lists how): send `acceptBreaking: true` to save it anyway; subscribers are alerted */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "breaking_schema_change";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so; `schema_too_large`: a message schema is at most 64 KB serialized, and so is its example */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large" | "schema_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}/schema/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every version of a service's message schema, newest first, with its compatibility report */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1–100 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            versions: {
+                                serviceId: string;
+                                version: number;
+                                enforcement: "off" | "warn" | "enforce";
+                                /** @description the JSON Schema (draft 2020-12) */
+                                schema: unknown;
+                                /** @description an example message that matches the schema; null: none */
+                                example: unknown;
+                                /** @description the schema refuses null: a run that sends no message breaks it */
+                                requiresMessage: boolean;
+                                compatibility: {
+                                    previousVersion: number | null;
+                                    /** @description whether any change removes or narrows what the previous version accepted */
+                                    breaking: boolean;
+                                    changes: {
+                                        /** @description JSON Pointer into the schema */
+                                        pointer: string;
+                                        /** @description property_removed, required_added, type_narrowed, enum_narrowed, additional_properties_closed, bound_tightened (breaking); property_added, required_removed, type_widened, enum_widened, additional_properties_opened, bound_loosened */
+                                        kind: string;
+                                        breaking: boolean;
+                                        message: string;
+                                    }[];
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description who saved it (provider members only) */
+                                createdBy?: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_cursor`: pass back `nextCursor` unchanged */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_cursor";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `service_not_found`: no such service in your accounts */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "service_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/directory/{id}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The message schema of a service the Directory shows the caller (?version=n for an older one) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a version number; default: the one in force */
+                    version?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            serviceId: string;
+                            version: number;
+                            enforcement: "off" | "warn" | "enforce";
+                            /** @description the JSON Schema (draft 2020-12) */
+                            schema: unknown;
+                            /** @description an example message that matches the schema; null: none */
+                            example: unknown;
+                            /** @description the schema refuses null: a run that sends no message breaks it */
+                            requiresMessage: boolean;
+                            compatibility: {
+                                previousVersion: number | null;
+                                /** @description whether any change removes or narrows what the previous version accepted */
+                                breaking: boolean;
+                                changes: {
+                                    /** @description JSON Pointer into the schema */
+                                    pointer: string;
+                                    /** @description property_removed, required_added, type_narrowed, enum_narrowed, additional_properties_closed, bound_tightened (breaking); property_added, required_removed, type_widened, enum_widened, additional_properties_opened, bound_loosened */
+                                    kind: string;
+                                    breaking: boolean;
+                                    message: string;
+                                }[];
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description who saved it (provider members only) */
+                            createdBy?: string;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `service_not_found`: no such service in your accounts; `schema_not_found`: the service has no message schema, or no version of that number */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "service_not_found" | "schema_not_found";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `uri_too_long`: a path parameter is longer than 100 characters: no name or id Zekt knows is that long */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "uri_too_long";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schema-violations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages (or missing ones) that broke a schema of the caller's services, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description one service id */
+                    service?: string;
+                    /** @description 1–100 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            violations: {
+                                id: string;
+                                service: {
+                                    id: string;
+                                    slug: string;
+                                };
+                                schemaVersion: number;
+                                enforcement: "off" | "warn" | "enforce";
+                                kind: "invalid_message" | "missing_message";
+                                /** @description accepted: stored and delivered all the same (warn); blocked: the run was blocked (enforce) */
+                                outcome: "accepted" | "blocked";
+                                /** @description the provider repository (owner/repo) */
+                                repository: string;
+                                runId: number;
+                                runAttempt: number;
+                                errors: {
+                                    /** @description JSON Pointer (RFC 6901) of the value at fault; "" for the whole document */
+                                    pointer: string;
+                                    message: string;
+                                }[];
+                                errorCount: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_cursor`: pass back `nextCursor` unchanged */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_cursor";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/directory": {
         parameters: {
             query?: never;
@@ -3618,6 +4693,9 @@ export interface paths {
                                 description: string;
                                 tags: string[];
                                 visibility: "public" | "organization";
+                                schemaVersion: number | null;
+                                /** @description off: the schema is documentation only; warn: violations are recorded; enforce: refused (422) */
+                                enforcement: "off" | "warn" | "enforce";
                             }[];
                             nextCursor: string | null;
                         };
@@ -5467,6 +6545,7 @@ export interface paths {
                                     eventsBlocked: number;
                                     messagesReceived: number;
                                     messagesOrphaned: number;
+                                    messageSchemaViolations: number;
                                     dispatchApiCalls: number;
                                     webhookDeliveriesReceived: number;
                                     confirmCalls: number;
@@ -5481,6 +6560,7 @@ export interface paths {
                                         eventsBlocked: number;
                                         messagesReceived: number;
                                         messagesOrphaned: number;
+                                        messageSchemaViolations: number;
                                         dispatchApiCalls: number;
                                         webhookDeliveriesReceived: number;
                                         confirmCalls: number;
@@ -7314,7 +8394,7 @@ export interface paths {
                 query?: {
                     /** @description one of your accounts (login); default all */
                     account?: string;
-                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | token.revoke | delivery.replay | recovery.start | recovery.cancel */
+                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | service.schema_version | service.schema_enforcement | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | token.revoke | delivery.replay | recovery.start | recovery.cancel */
                     action?: string;
                     /** @description what was changed: a service, subscription, delivery… id, or owner/repo */
                     target?: string;
@@ -7518,7 +8598,7 @@ export interface paths {
                                 id: string;
                                 /** @description the account whose members see it (a connection’s consumer) */
                                 account: string;
-                                /** @description connection.warning, connection.critical, connection.recovered, delivery.exhausted or delivery.not_started */
+                                /** @description connection.warning, connection.critical, connection.recovered, delivery.exhausted, delivery.not_started or service.schema_changed */
                                 kind: string;
                                 /** @description pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL) */
                                 status: string;

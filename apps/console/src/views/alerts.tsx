@@ -14,6 +14,7 @@ const KINDS: Record<string, { label: string; tone: Tone }> = {
   'connection.recovered': { label: 'Connection recovered', tone: 'ok' },
   'delivery.exhausted': { label: 'Delivery exhausted its retries', tone: 'bad' },
   'delivery.not_started': { label: 'Deliveries not started', tone: 'warn' },
+  'service.schema_changed': { label: 'Service schema changed', tone: 'info' },
 };
 
 /**
@@ -39,6 +40,10 @@ function subject(alert: Alert): string {
   if (text('deliveryId')) parts.push(`delivery ${text('deliveryId')}`);
   if (text('eventType')) parts.push(`event type ${text('eventType')}`);
   if (typeof data.count === 'number') parts.push(`${data.count} not started`);
+  if (typeof data.schemaVersion === 'number') {
+    const breaking = (data.compatibility as { breaking?: boolean } | undefined)?.breaking === true;
+    parts.push(`schema version ${data.schemaVersion}${breaking ? ' (breaking)' : ''}`);
+  }
   if (text('lastFailure')) parts.push(text('lastFailure') as string);
   return parts.join(' · ') || '—';
 }
@@ -55,7 +60,7 @@ export function AlertsView() {
   return (
     <Page
       title="Alerts"
-      intro="Zekt raises an alert when a connection turns Warning or Critical or recovers, when a durable delivery exhausts its retries and when deliveries are not started. They are sent, signed, to the alert URL the operator configured (ZEKT_ALERT_URL) and listed here for the consumer account."
+      intro="Zekt raises an alert when a connection turns Warning or Critical or recovers, when a durable delivery exhausts its retries, when deliveries are not started and when a service you subscribe to changes its message schema. They are sent, signed, to the alert URL the operator configured (ZEKT_ALERT_URL) and listed here for the consumer account."
       updatedAt={alerts.updatedAt}
     >
       <QueryView query={alerts} what="alerts">

@@ -19,6 +19,8 @@ const ACTIONS: Record<string, string> = {
   'service.update': 'Service edited',
   'service.publish': 'Service published',
   'service.unpublish': 'Service unpublished',
+  'service.schema_version': 'Message schema saved',
+  'service.schema_enforcement': 'Schema enforcement changed',
   'subscription.request': 'Access requested',
   'subscription.approve': 'Subscription approved',
   'subscription.deny': 'Subscription denied',

@@ -17,6 +17,7 @@ import { formatClock, formatPercent } from '../format';
 import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
 import { useSession } from '../session';
+import { SchemaViolationsCard } from './schema-violations';
 
 const PAGE = 50;
 const STATUSES = ['Dispatched', 'Confirmed', 'Completed', 'Failed'];
@@ -117,6 +118,7 @@ export function DeliveryStatusView({ side }: { side: 'provider' | 'consumer' }) 
       updatedAt={deliveries.updatedAt}
     >
       {side === 'provider' ? <BlockedCards /> : null}
+      {side === 'provider' ? <SchemaViolationsCard /> : null}
       <Filters side={side} filters={filters} connections={connections.data ?? []} />
       {active.length > 0 ? (
         <ul className="chips" aria-label="Active filters">

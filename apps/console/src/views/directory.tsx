@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { allPages, api, type DirectoryService, ok } from '../api/client';
+import { Badge } from '../components/badge';
 import { Field, InlineField } from '../components/field';
 import { Modal } from '../components/modal';
 import { Page } from '../components/page';
@@ -9,6 +10,7 @@ import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
 import { useSession } from '../session';
 import { loadAllRepositories } from './repositories';
+import { ENFORCEMENT_LABELS, SchemaFields } from './schema-fields';
 
 /** Directory: published services visible to the user; search, tags, and Request access. */
 export function DirectoryView() {
@@ -111,6 +113,7 @@ function DirectoryCard({ service, onRequested }: { service: DirectoryService; on
         {service.visibility === 'organization' ? ' · organization only' : ''}
       </p>
       {service.description ? <p>{service.description}</p> : null}
+      <ServiceContract service={service} />
       {service.tags.length > 0 ? (
         <div className="tags">
           {service.tags.map((tag) => (
@@ -135,6 +138,49 @@ function DirectoryCard({ service, onRequested }: { service: DirectoryService; on
         />
       ) : null}
     </li>
+  );
+}
+
+/** What the service's message is: its schema's version and enforcement, the fields on demand. */
+function ServiceContract({ service }: { service: DirectoryService }) {
+  const [open, setOpen] = useState(false);
+  if (service.schemaVersion === null) {
+    return <p className="muted small">No message schema: the message is whatever JSON the provider sends.</p>;
+  }
+  return (
+    <details onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>
+        Message schema, version {service.schemaVersion} ·{' '}
+        <Badge
+          tone={
+            service.enforcement === 'enforce' ? 'ok' : service.enforcement === 'warn' ? 'warn' : 'neutral'
+          }
+        >
+          {service.enforcement === 'enforce'
+            ? 'Enforced'
+            : service.enforcement === 'warn'
+              ? 'Warns'
+              : 'Not checked'}
+        </Badge>
+      </summary>
+      {open ? <DirectorySchema service={service} /> : null}
+    </details>
+  );
+}
+
+function DirectorySchema({ service }: { service: DirectoryService }) {
+  const schema = useQuery(`directory-schema:${service.id}:${service.schemaVersion}`, () =>
+    ok(api.GET('/api/v1/directory/{id}/schema', { params: { path: { id: service.id }, query: {} } })),
+  );
+  return (
+    <QueryView query={schema} what="the schema">
+      {(version) => (
+        <>
+          <p className="small">{ENFORCEMENT_LABELS[version.enforcement]}</p>
+          <SchemaFields version={version} slug={service.slug} />
+        </>
+      )}
+    </QueryView>
   );
 }
 

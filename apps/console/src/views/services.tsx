@@ -47,6 +47,7 @@ export function ServicesView() {
                     <th scope="col">Workflow</th>
                     <th scope="col">Event type</th>
                     <th scope="col">Visibility</th>
+                    <th scope="col">Message schema</th>
                     <th scope="col">Directory</th>
                   </tr>
                 </thead>
@@ -72,6 +73,14 @@ export function ServicesView() {
                         <code>{service.eventType}</code>
                       </td>
                       <td>{service.visibility === 'public' ? 'Public' : 'Organization'}</td>
+                      <td>
+                        <Link to={`/provider/services/${service.id}/schema`}>
+                          {service.schemaVersion === null
+                            ? 'Add a schema'
+                            : `Version ${service.schemaVersion} · ${service.enforcement}`}
+                          <span className="sr-only"> of {service.slug}</span>
+                        </Link>
+                      </td>
                       <td>
                         {service.published ? (
                           <Badge tone="ok">Published</Badge>

@@ -1,5 +1,7 @@
 import type { LatencySummary } from './latency-summary.js';
 
+export type BenchSchemaMode = 'none' | 'off' | 'warn' | 'enforce';
+
 /**
  * What a `zekt bench` run measured, and whether it met the targets. Pure: the run collects the
  * numbers, this module judges and prints them.
@@ -12,6 +14,8 @@ export interface BenchMeasurements {
   rate: number;
   achievedRate: number;
   payloadBytes: number;
+  /** The demo service's message schema: none, or one every message matches, in this enforcement. */
+  schema: BenchSchemaMode;
   /** Wall time from the first measured run to the last delivery Completed. */
   wallMs: number;
   /** Runs whose completion webhook Zekt acknowledged with 2xx. */
@@ -80,7 +84,7 @@ export function formatBenchReport(report: BenchReport): string {
       report.rate > 0
         ? `at ${report.rate}/s (achieved ${report.achievedRate}/s)`
         : `back to back, ${report.concurrency} at a time (${report.achievedRate}/s)`
-    }, ${report.payloadBytes}-byte messages, ${report.store} store, durable delivery`,
+    }, ${report.payloadBytes}-byte messages${report.schema === 'none' ? '' : ` checked against a schema (${report.schema})`}, ${report.store} store, durable delivery`,
     '',
     'latency',
     row('webhook answered (service)', report.webhookResponse),

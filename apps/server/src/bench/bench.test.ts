@@ -28,6 +28,7 @@ describe('judgeBench', () => {
     achievedRate: 5,
     concurrency: 100,
     payloadBytes: 1024,
+    schema: 'none',
     wallMs: 2000,
     acknowledged: 10,
     dispatched: 10,

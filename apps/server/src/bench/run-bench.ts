@@ -4,12 +4,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { createGitHubSimulator } from 'zekt-github-sim';
-import { DEMO, seedDemo } from '../cli/demo-seed.js';
+import { apiClient, DEMO, seedDemo } from '../cli/demo-seed.js';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { loadStoreConfig } from '../config.js';
 import { freePort } from '../free-port.js';
 import { openStore, type Store } from '../store/store.js';
-import { type BenchMeasurements, type BenchReport, judgeBench } from './bench-report.js';
+import {
+  type BenchMeasurements,
+  type BenchReport,
+  type BenchSchemaMode,
+  judgeBench,
+} from './bench-report.js';
 import { summarizeLatencies } from './latency-summary.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
@@ -24,9 +29,26 @@ export interface BenchOptions {
   databaseUrl?: string | undefined;
   /** Give up waiting for deliveries after this long. */
   timeoutMs: number;
+  /** `none`, or the demo service gets a schema every message matches, enforced as this (docs/performance.md). */
+  schema?: BenchSchemaMode;
   /** Progress lines (stderr). */
   progress?: (line: string) => void;
 }
+
+/**
+ * The schema `--schema` gives the demo service: what the bench's messages are, so every one
+ * passes and the check's cost is measured, not a refusal's.
+ */
+export const BENCH_MESSAGE_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  required: ['version', 'blob'],
+  properties: {
+    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    blob: { type: 'string', maxLength: 600_000 },
+  },
+  additionalProperties: false,
+};
 
 const WARM_UP_RUNS = 10;
 /** This CLI's entry point, to start `zekt serve` from (dist/bench → dist/cli). */
@@ -64,7 +86,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     sim.setAppWebhookUrl(`${zektUrl}/webhooks/github`);
     // The bench reads the service's store (WAL lets a second process read SQLite alongside).
     store = await openStore(loadStoreConfig(env));
-    await seedDemo({ zektUrl, sim, store });
+    const demo = await seedDemo({ zektUrl, sim, store });
+    const schema = options.schema ?? 'none';
+    if (schema !== 'none') {
+      await apiClient(zektUrl, demo.tokens.provider)('PUT', `/api/v1/services/${demo.serviceId}/schema`, {
+        schema: BENCH_MESSAGE_SCHEMA,
+        enforcement: schema,
+      });
+    }
     const db = store.db;
 
     const payload = { version: '1.2.3', blob: 'x'.repeat(Math.max(0, options.payloadBytes - 40)) };
@@ -165,6 +194,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       rate: options.rate,
       achievedRate: load.achievedRate,
       payloadBytes: options.payloadBytes,
+      schema,
       wallMs,
       acknowledged: acks.length,
       dispatched: counts.dispatched,

@@ -65,6 +65,7 @@ function helpFor(command: string, rest: string[]): string | null {
       ? formatUsage(usageOf('bench --compare'))
       : `${formatUsage(usageOf('bench'))}\n${formatUsage(usageOf('bench --compare'))}`;
   if (command === 'token') return formatUsage(usageOf('token create'));
+  if (command === 'schema') return formatUsage(usageOf('schema check'));
   const usage = COMMANDS.find((c) => c.command === command);
   return usage ? formatUsage(usage) : null;
 }
@@ -161,6 +162,7 @@ async function main(argv: string[]): Promise<number> {
         payloadBytes: positiveInteger('--payload-bytes', values.string('payload-bytes'), 512 * 1024),
         databaseUrl: values.string('database-url'),
         timeoutMs: positiveInteger('--timeout-s', values.string('timeout-s'), 86_400) * 1000,
+        schema: benchSchemaMode(values.string('schema')),
         progress: (line) => process.stderr.write(`${line}\n`),
       });
       process.stdout.write(
@@ -223,6 +225,31 @@ async function main(argv: string[]): Promise<number> {
         await store.close();
       }
       return 0;
+    }
+    case 'schema': {
+      const usage = usageOf('schema check');
+      const [sub, ...args] = rest;
+      if (sub !== 'check') throw usageError(usage, sub ? `unknown subcommand ${sub}` : 'which subcommand?');
+      const values = parseCommand(usage, args, 2);
+      const schemaFile = values.string('schema') ?? null;
+      const positionals = values.positionals;
+      if (schemaFile === null ? positionals.length !== 2 : positionals.length !== 1)
+        throw usageError(
+          usage,
+          schemaFile === null ? 'give <service> <message.json>' : 'give <message.json> after --schema <file>',
+        );
+      const { checkMessageFile } = await import('./schema-check.js');
+      return checkMessageFile({
+        service: schemaFile === null ? positionals[0]! : null,
+        schemaFile,
+        version: values.string('version'),
+        messageFile: positionals.at(-1)!,
+        api: {
+          url: values.string('url') ?? env.ZEKT_URL ?? 'http://localhost:3000',
+          token: values.string('token') ?? env.ZEKT_TOKEN,
+        },
+        write: (text) => process.stdout.write(text),
+      });
     }
     case 'deliveries': {
       const usage = usageOf('deliveries');
@@ -330,6 +357,12 @@ function positiveInteger(flag: string, raw: string | undefined, max: number): nu
   if (!Number.isInteger(value) || value < 1 || value > max)
     throw new CliError(`${flag} must be a whole number from 1 to ${max} (got ${raw})`);
   return value;
+}
+
+function benchSchemaMode(raw: string | undefined): 'none' | 'off' | 'warn' | 'enforce' {
+  const mode = raw ?? 'none';
+  if (mode === 'none' || mode === 'off' || mode === 'warn' || mode === 'enforce') return mode;
+  throw new CliError(`--schema must be none, off, warn or enforce (got ${mode})`);
 }
 
 function portNumber(name: string, raw: string | undefined): number {

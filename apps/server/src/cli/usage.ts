@@ -193,6 +193,35 @@ export const COMMANDS: readonly CommandUsage[] = [
     ],
   },
   {
+    command: 'schema check',
+    summary: "check a message file against a service's message schema, before pushing",
+    synopsis: [
+      'zekt schema check <service> <message.json> [--url <url>] [--token <zkt_…>]',
+      'zekt schema check --schema <schema.json> <message.json>',
+    ],
+    details:
+      'The service is its id (svc_…) or slug, read over the API (one of your services, or one the Directory shows you); --schema checks against a local file instead, offline. The check is the one Zekt runs when the message arrives (Ajv, JSON Schema 2020-12, RE2 patterns). Exits 0 when the message matches, 1 when it does not, 2 when the schema cannot be used.',
+    options: [
+      ...apiTarget,
+      {
+        name: 'schema',
+        type: 'string',
+        value: 'file',
+        description: 'a local schema file instead of a service (no API call)',
+      },
+      {
+        name: 'version',
+        type: 'string',
+        value: 'n',
+        description: 'a version of the service’s schema (default: the one in force)',
+      },
+    ],
+    examples: [
+      'ZEKT_TOKEN=zkt_… zekt schema check acme-deploys message.json',
+      'zekt schema check --schema contract.json message.json',
+    ],
+  },
+  {
     command: 'bench',
     summary: 'load the whole path and check the speed targets',
     synopsis: ['zekt bench [options]', 'zekt bench --compare [options]   (see zekt bench --compare --help)'],
@@ -234,11 +263,20 @@ export const COMMANDS: readonly CommandUsage[] = [
         default: '300',
         description: 'give up after this long',
       },
+      {
+        name: 'schema',
+        type: 'string',
+        value: 'mode',
+        default: 'none',
+        description:
+          'none, or give the demo service a message schema the messages match, enforced as off, warn or enforce (docs/performance.md)',
+      },
       { name: 'json', type: 'boolean', description: 'print the report as JSON' },
       { name: 'report-only', type: 'boolean', description: 'exit 1 only when an event was lost' },
     ],
     examples: [
       'zekt bench',
+      'zekt bench --rate 0 --events 3000 --schema enforce',
       'zekt bench --events 5000 --rate 0 --database-url postgres://localhost/zekt_bench',
     ],
   },

@@ -266,6 +266,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       retry: row.retry_number,
       token: row.durable ? options.deliveryTokens.issue(row.delivery_id) : undefined,
       traceparent: attemptTraceparent(tracer, row),
+      schemaVersion: row.schema_version,
       event: JSON.parse(archive.summary) as RunSummary,
       message:
         archive.hasMessage && archive.payload !== null ? { payload: JSON.parse(archive.payload) } : undefined,

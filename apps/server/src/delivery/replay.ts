@@ -120,6 +120,7 @@ export async function replayOnce(
         durable: Boolean(original.durable),
         replayOf: original.delivery_id,
         traceParent: recordReplayedDeliverySpan(tracing.tracer, span, original, replayId),
+        schemaVersion: original.schema_version,
       },
       now,
     ),

@@ -11,6 +11,8 @@ export const ALERT_KINDS = [
   'connection.recovered',
   'delivery.exhausted',
   'delivery.not_started',
+  /** A service got a new version of its message schema: its subscribers are told, with the report. */
+  'service.schema_changed',
 ] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 

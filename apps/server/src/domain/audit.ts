@@ -11,6 +11,8 @@ export const AUDIT_ACTIONS = [
   'service.update',
   'service.publish',
   'service.unpublish',
+  'service.schema_version',
+  'service.schema_enforcement',
   'subscription.request',
   'subscription.approve',
   'subscription.deny',

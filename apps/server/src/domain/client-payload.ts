@@ -24,6 +24,8 @@ export interface ZektEnvelope {
   token?: string;
   /** W3C trace context of the attempt that sent this delivery, when Zekt traces (SPEC 14). */
   traceparent?: string;
+  /** The version of the service's message schema the payload was checked against (docs/contracts.md). */
+  schemaVersion?: number;
   event: RunSummary;
   payload?: unknown;
   payloadRef?: PayloadRef;
@@ -45,6 +47,8 @@ export interface BuildDispatchInput {
   token?: string | undefined;
   /** The attempt's W3C `traceparent`; the consumer may continue the trace under it. */
   traceparent?: string | undefined;
+  /** The schema version the message was checked against; null or absent: none. */
+  schemaVersion?: number | null | undefined;
   event: RunSummary;
   /** The provider's message, unchanged; `undefined` when the run sent none. */
   message: { payload: unknown } | undefined;
@@ -78,6 +82,10 @@ export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
     retry: input.retry,
     ...(input.token === undefined ? {} : { token: input.token }),
     ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
+    // Only with the message it describes: a run without one has nothing to check.
+    ...(input.schemaVersion == null || input.message === undefined
+      ? {}
+      : { schemaVersion: input.schemaVersion }),
     event: input.event,
   };
   if (input.message === undefined) {

@@ -157,6 +157,27 @@ describe('dispatch bodies', () => {
     const durable = buildDispatchBody({ ...base, durable: true, token: 'zdt_x', message: undefined });
     expect(durable.body.client_payload.zekt.token).toBe('zdt_x');
   });
+
+  it('carries the schema version the message was checked against, with the message (inline or by reference)', () => {
+    const checked = buildDispatchBody({ ...base, schemaVersion: 3, message: { payload: { v: 1 } } });
+    expect(checked.body.client_payload.zekt.schemaVersion).toBe(3);
+    const large = buildDispatchBody({
+      ...base,
+      schemaVersion: 3,
+      message: { payload: 'x'.repeat(DISPATCH_BODY_LIMIT_BYTES) },
+    });
+    expect(large.byReference).toBe(true);
+    expect(large.body.client_payload.zekt.schemaVersion).toBe(3);
+    expect(
+      'schemaVersion' in
+        buildDispatchBody({ ...base, schemaVersion: null, message: { payload: 1 } }).body.client_payload.zekt,
+    ).toBe(false);
+    // No message, nothing was checked.
+    expect(
+      'schemaVersion' in
+        buildDispatchBody({ ...base, schemaVersion: 3, message: undefined }).body.client_payload.zekt,
+    ).toBe(false);
+  });
 });
 
 describe('routing policy', () => {
@@ -168,6 +189,7 @@ describe('routing policy', () => {
     consumerRepositoryId: 20,
     durable: false,
     completionTracking: false,
+    schema: null,
     ...overrides,
   });
 

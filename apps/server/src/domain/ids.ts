@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'hook'
   | 'aud'
   | 'rec'
-  | 'alrt';
+  | 'alrt'
+  | 'scv';
 
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${uuidV7(nowMs).replaceAll('-', '')}`;

@@ -9,6 +9,8 @@ export const USAGE_COUNTERS = [
   'eventsBlocked',
   'messagesReceived',
   'messagesOrphaned',
+  /** Messages accepted although a warn-mode schema of their service refused them. */
+  'messageSchemaViolations',
   'dispatchApiCalls',
   'webhookDeliveriesReceived',
   'confirmCalls',

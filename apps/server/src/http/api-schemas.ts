@@ -18,6 +18,13 @@ const NextCursor = Nullable(
   Type.String({ description: 'pass back as ?cursor= for the next page; null on the last page' }),
 );
 
+export const SchemaProblemSchema = Type.Object({
+  pointer: Type.String({
+    description: 'JSON Pointer (RFC 6901) of the value at fault; "" for the whole document',
+  }),
+  message: Type.String(),
+});
+
 export const AccountSchema = Type.Object({
   id: Type.Integer(),
   login: Type.String(),
@@ -84,6 +91,15 @@ const ServiceFields = {
   description: Type.String(),
   tags: Type.Array(Type.String()),
   visibility: Visibility,
+  schemaVersion: Nullable(
+    Type.Integer({
+      description: 'the version of the message schema in force; null: no schema (docs/contracts.md)',
+    }),
+  ),
+  enforcement: Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')], {
+    description:
+      'off: the schema is documentation only; warn: violations are recorded; enforce: refused (422)',
+  }),
 };
 
 export const ServiceSchema = Type.Object({
@@ -102,6 +118,73 @@ export const DirectoryServiceSchema = Type.Object(ServiceFields);
 
 export const DirectoryPageSchema = Type.Object({
   services: Type.Array(DirectoryServiceSchema),
+  nextCursor: NextCursor,
+});
+
+const Enforcement = Type.Union([Type.Literal('off'), Type.Literal('warn'), Type.Literal('enforce')]);
+
+export const CompatibilitySchema = Type.Object({
+  previousVersion: Nullable(Type.Integer({ description: 'the version compared with; null for the first' })),
+  breaking: Type.Boolean({
+    description: 'whether any change removes or narrows what the previous version accepted',
+  }),
+  changes: Type.Array(
+    Type.Object({
+      pointer: Type.String({ description: 'JSON Pointer into the schema' }),
+      kind: Type.String({
+        description:
+          'property_removed, required_added, type_narrowed, enum_narrowed, additional_properties_closed, bound_tightened (breaking); property_added, required_removed, type_widened, enum_widened, additional_properties_opened, bound_loosened',
+      }),
+      breaking: Type.Boolean(),
+      message: Type.String(),
+    }),
+  ),
+});
+
+export const SchemaVersionSchema = Type.Object({
+  serviceId: Type.String(),
+  version: Type.Integer(),
+  enforcement: Enforcement,
+  schema: Type.Unknown({ description: 'the JSON Schema (draft 2020-12)' }),
+  example: Type.Unknown({ description: 'an example message that matches the schema; null: none' }),
+  requiresMessage: Type.Boolean({
+    description: 'the schema refuses null: a run that sends no message breaks it',
+  }),
+  compatibility: CompatibilitySchema,
+  createdAt: Time,
+  createdBy: Type.Optional(Type.String({ description: 'who saved it (provider members only)' })),
+});
+
+export const SchemaSaveSchema = Type.Object({
+  ...SchemaVersionSchema.properties,
+  changed: Type.Boolean({ description: 'whether this made (or, with dryRun, would make) a new version' }),
+  saved: Type.Boolean({ description: 'false with ?dryRun=true' }),
+});
+
+export const SchemaVersionPageSchema = Type.Object({
+  versions: Type.Array(SchemaVersionSchema),
+  nextCursor: NextCursor,
+});
+
+export const SchemaViolationSchema = Type.Object({
+  id: Type.String(),
+  service: Type.Object({ id: Type.String(), slug: Type.String() }),
+  schemaVersion: Type.Integer(),
+  enforcement: Enforcement,
+  kind: Type.Union([Type.Literal('invalid_message'), Type.Literal('missing_message')]),
+  outcome: Type.Union([Type.Literal('accepted'), Type.Literal('blocked')], {
+    description: 'accepted: stored and delivered all the same (warn); blocked: the run was blocked (enforce)',
+  }),
+  repository: Type.String({ description: 'the provider repository (owner/repo)' }),
+  runId: Type.Integer(),
+  runAttempt: Type.Integer(),
+  errors: Type.Array(SchemaProblemSchema),
+  errorCount: Type.Integer(),
+  createdAt: Time,
+});
+
+export const SchemaViolationPageSchema = Type.Object({
+  violations: Type.Array(SchemaViolationSchema),
   nextCursor: NextCursor,
 });
 
@@ -358,6 +441,20 @@ export const MessageAcceptedSchema = Type.Object({
   eventId: Type.String(),
   consumersNotified: Type.Integer(),
   message: Type.String(),
+  schemaViolations: Type.Optional(
+    Type.Array(
+      Type.Object({
+        service: Type.String({ description: 'the service slug' }),
+        schemaVersion: Type.Integer(),
+        errors: Type.Array(SchemaProblemSchema, { description: 'the first 20' }),
+        errorCount: Type.Integer(),
+      }),
+      {
+        description:
+          'warn-mode schemas the message does not match: accepted, recorded, shown to the provider',
+      },
+    ),
+  ),
 });
 
 export const WebhookAnswerSchema = Type.Object({
@@ -436,6 +533,8 @@ export type AccountView = Static<typeof AccountSchema>;
 export type RepositoryView = Static<typeof RepositorySchema>;
 export type WorkflowView = Static<typeof WorkflowSchema>;
 export type ServiceView = Static<typeof ServiceSchema>;
+export type SchemaVersionView = Static<typeof SchemaVersionSchema>;
+export type SchemaViolationView = Static<typeof SchemaViolationSchema>;
 export type SubscriptionView = Static<typeof SubscriptionSchema>;
 export type DeliveryRecordView = Static<typeof DeliveryRecordSchema>;
 export type AttemptView = Static<typeof AttemptSchema>;
@@ -486,7 +585,7 @@ export const AlertSchema = Type.Object({
   account: Type.String({ description: 'the account whose members see it (a connection’s consumer)' }),
   kind: Type.String({
     description:
-      'connection.warning, connection.critical, connection.recovered, delivery.exhausted or delivery.not_started',
+      'connection.warning, connection.critical, connection.recovered, delivery.exhausted, delivery.not_started or service.schema_changed',
   }),
   status: Type.String({
     description: 'pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL)',

@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
+import type { AlertService } from '../alerts/alert-service.js';
 import type { AccountLimits, HttpLimits } from '../config.js';
+import type { SchemaCheckPool } from '../contracts/schema-check-pool.js';
 import type { DeliveryHandoff } from '../delivery/handoff.js';
 import type { Clock } from '../domain/clock.js';
 import type { GitHubClient } from '../github/github-client.js';
@@ -62,6 +64,10 @@ export interface AppContext {
   notReadyReason: () => string | null;
   /** The checks of `zekt doctor`, for the console's Settings. */
   serviceChecks: ServiceChecks;
+  /** Compiles services' message schemas and checks messages against them, off the event loop. */
+  schemaChecks: SchemaCheckPool;
+  /** Raises alerts (a service's schema changed: its subscribers are told). */
+  alerts: Pick<AlertService, 'raise'>;
 }
 
 export type App = FastifyInstance<

@@ -26,6 +26,7 @@ import { registerMetricsRoute } from './routes/metrics.js';
 import { registerRecoveryRoutes } from './routes/recoveries.js';
 import { registerRepositoryRoutes } from './routes/repositories.js';
 import { registerServiceCheckRoutes } from './routes/service-checks.js';
+import { registerServiceSchemaRoutes } from './routes/service-schemas.js';
 import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerTokenRoutes } from './routes/tokens.js';
@@ -127,6 +128,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerMeRoutes(api, context);
     registerRepositoryRoutes(api, context);
     registerServiceRoutes(api, context);
+    registerServiceSchemaRoutes(api, context);
     registerDirectoryRoutes(api, context);
     registerSubscriptionRoutes(api, context);
     registerUsageRoutes(api, context);

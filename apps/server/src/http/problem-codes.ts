@@ -61,6 +61,18 @@ export const PROBLEMS = {
     meaning: 'an API token’s `expiresAt` must be an ISO 8601 time in the future, at most 366 days ahead',
   },
   invalid_cursor: { status: 400, title: 'Invalid cursor', meaning: 'pass back `nextCursor` unchanged' },
+  invalid_schema: {
+    status: 400,
+    title: 'Invalid schema',
+    meaning:
+      'a service’s message schema must be JSON Schema draft 2020-12 that compiles, with local `$ref`s only (never fetched) and patterns RE2 can run; `pointer` is the JSON Pointer of the problem in the schema',
+  },
+  invalid_example: {
+    status: 400,
+    title: 'Invalid example',
+    meaning:
+      'the example message does not match the schema it is saved with; `errors` lists `{ pointer, message }`',
+  },
   invalid_month: { status: 400, title: 'Invalid month', meaning: 'months are `YYYY-MM`' },
   unauthenticated: {
     status: 401,
@@ -134,6 +146,11 @@ export const PROBLEMS = {
     meaning: 'the message’s repository is not an enabled provider: enable it first',
   },
   service_not_found: { status: 404, title: 'Service not found', meaning: 'no such service in your accounts' },
+  schema_not_found: {
+    status: 404,
+    title: 'Schema not found',
+    meaning: 'the service has no message schema, or no version of that number',
+  },
   subscription_not_found: {
     status: 404,
     title: 'Subscription not found',
@@ -235,6 +252,12 @@ export const PROBLEMS = {
     meaning:
       'the account has as many services, workflows or pending subscription requests as a deployment allows (`limit`, set by `ZEKT_MAX_*_PER_ACCOUNT`): remove some first, or ask the operator',
   },
+  breaking_schema_change: {
+    status: 409,
+    title: 'Breaking schema change',
+    meaning:
+      'the new version removes or narrows what the one in force accepted (`compatibility` lists how): send `acceptBreaking: true` to save it anyway; subscribers are alerted',
+  },
   archive_expired: {
     status: 410,
     title: 'Archive expired',
@@ -246,6 +269,11 @@ export const PROBLEMS = {
     meaning:
       'a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so',
   },
+  schema_too_large: {
+    status: 413,
+    title: 'Schema too large',
+    meaning: 'a message schema is at most 64 KB serialized, and so is its example',
+  },
   uri_too_long: {
     status: 414,
     title: 'URI too long',
@@ -255,6 +283,18 @@ export const PROBLEMS = {
     status: 415,
     title: 'Unsupported media type',
     meaning: 'send JSON (`application/json`); webhooks must be configured with content type JSON',
+  },
+  payload_schema_violation: {
+    status: 422,
+    title: 'Message does not match the schema',
+    meaning:
+      'an enforced schema of the workflow’s service refused the message; nothing was stored. `errors` lists up to 20 `{ pointer, message }`, `errorCount` all of them',
+  },
+  schema_validation_timeout: {
+    status: 422,
+    title: 'Message could not be checked',
+    meaning:
+      'checking the message against an enforced schema passed its time bound (`ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS`) and was stopped; nothing was stored: simplify the schema',
   },
   rate_limited: {
     status: 429,

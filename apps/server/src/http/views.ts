@@ -76,6 +76,8 @@ export function serviceView(
     description: service.description,
     tags: parseTags(service.tags),
     visibility: service.visibility,
+    schemaVersion: service.schema_version,
+    enforcement: service.schema_enforcement,
     published: Boolean(service.published),
     createdAt: isoAt(service.created_at),
     updatedAt: isoAt(service.updated_at),

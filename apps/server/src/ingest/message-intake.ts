@@ -1,11 +1,21 @@
+import type { SchemaCheckPool } from '../contracts/schema-check-pool.js';
 import { JsonTooDeepError, parseBoundedJson } from '../domain/bounded-json.js';
 import type { Clock } from '../domain/clock.js';
 import { describeInvalidEventType, isValidEventType } from '../domain/event-type.js';
+import {
+  decideMessage,
+  type MessageVerdict,
+  type SchemaCheck,
+  type SchemaProblem,
+} from '../domain/message-schema.js';
 import { workflowPathFromRef } from '../domain/workflow-path.js';
 import type { ActionsClaims } from '../github/oidc-verifier.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { getRepositoryLockingRun } from '../store/accounts.js';
 import { lockEventByRunKey } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
+import { recordMessageViolations } from '../store/schema-violations.js';
+import { loadSchemaText, schemasInForce } from '../store/service-schemas.js';
 import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
@@ -39,7 +49,24 @@ export type MessageOutcome =
   | { outcome: 'forbidden'; detail: string }
   | { outcome: 'not_enabled'; detail: string }
   | { outcome: 'already_routed'; detail: string }
-  | { outcome: 'stored'; messageId: string; consumersNotified: number; replaced: boolean };
+  /** An enforced schema refused the message (or its check was stopped): nothing was stored. */
+  | {
+      outcome: 'schema_violation';
+      code: 'payload_schema_violation' | 'schema_validation_timeout';
+      detail: string;
+      service: string;
+      schemaVersion: number;
+      errors: SchemaProblem[];
+      errorCount: number;
+    }
+  | {
+      outcome: 'stored';
+      messageId: string;
+      consumersNotified: number;
+      replaced: boolean;
+      /** Warn-mode schemas the message broke (accepted all the same). */
+      violations: SchemaCheck[];
+    };
 
 export interface MessageIntakeOptions {
   store: Store;
@@ -50,6 +77,9 @@ export interface MessageIntakeOptions {
   maxJsonDepth: number;
   /** Spans of the run's trace (default: none). */
   tracer?: Tracer | undefined;
+  /** Where messages are checked against their services' schemas (off the event loop, time-bound). */
+  schemaChecks: SchemaCheckPool;
+  metrics: Pick<Metrics, 'messageSchemaChecked'>;
 }
 
 export async function receiveMessage(
@@ -106,6 +136,9 @@ export async function receiveMessage(
   }
   const runKey = { repositoryId: claims.repositoryId, runId: claims.runId, runAttempt: claims.runAttempt };
   const workflowPath = workflowPathFromRef(claims.workflowRef, claims.repository);
+  // Checked before the transaction, which must not wait on the checking threads.
+  const verdict = await checkMessage(options, claims.repositoryId, workflowPath, payloadJson);
+  if (verdict.outcome === 'refused') return refusal(verdict);
   const now = options.clock.now();
 
   const outcome = await options.store
@@ -137,6 +170,7 @@ export async function receiveMessage(
           eventType: body.eventType as string,
           payloadJson,
           payloadBytes,
+          schemaVersions: Object.keys(verdict.versions).length > 0 ? verdict.versions : null,
           sender: {
             actor: claims.actor,
             workflowRef: claims.workflowRef,
@@ -149,6 +183,18 @@ export async function receiveMessage(
         now,
       );
       await countUsage(trx, repository.account_id, 'messagesReceived', now);
+      // A replaced message takes the place of its predecessor's violations too.
+      if (replaced || verdict.violations.length > 0) {
+        await recordMessageViolations(
+          trx,
+          { ...runKey, accountId: repository.account_id },
+          verdict.violations,
+          now,
+        );
+      }
+      if (verdict.violations.length > 0) {
+        await countUsage(trx, repository.account_id, 'messageSchemaViolations', now);
+      }
       let wake = false;
       if (event && event.route_after > now) {
         // The event was waiting for this message (grace period): route it now.
@@ -160,7 +206,14 @@ export async function receiveMessage(
         wake = true;
       }
       const consumersNotified = await countConsumers(trx, claims.repositoryId, workflowPath);
-      return { outcome: 'stored', messageId, consumersNotified, replaced, wake };
+      return {
+        outcome: 'stored',
+        messageId,
+        consumersNotified,
+        replaced,
+        violations: verdict.violations,
+        wake,
+      };
     })
     .catch((error: unknown) => {
       if (!(error instanceof RunAlreadyRouted)) throw error;
@@ -183,6 +236,63 @@ export async function receiveMessage(
     return stored;
   }
   return outcome;
+}
+
+/**
+ * Checks the message against the schema in force of every service of its workflow whose
+ * enforcement is not `off` (domain/message-schema.ts decides what the checks mean together).
+ */
+async function checkMessage(
+  options: MessageIntakeOptions,
+  repositoryId: number,
+  workflowPath: string | null,
+  payloadJson: string,
+): Promise<
+  Extract<MessageVerdict, { outcome: 'accepted' }> | Extract<MessageVerdict, { outcome: 'refused' }>
+> {
+  if (workflowPath === null) return { outcome: 'accepted', violations: [], versions: {} };
+  const db = options.store.db;
+  const schemas = await schemasInForce(db, repositoryId, workflowPath);
+  if (schemas.length === 0) return { outcome: 'accepted', violations: [], versions: {} };
+  const checks = await Promise.all(
+    schemas.map(async (schema): Promise<SchemaCheck> => {
+      const outcome = await options.schemaChecks.validate({
+        key: `${schema.serviceId}@${schema.version}`,
+        loadSchema: () => loadSchemaText(db, schema.serviceId, schema.version),
+        payloadJson,
+      });
+      return { ...schema, ...outcome };
+    }),
+  );
+  const verdict = decideMessage(checks);
+  if (checks.some((c) => c.timedOut)) options.metrics.messageSchemaChecked('stopped');
+  options.metrics.messageSchemaChecked(
+    verdict.outcome === 'refused' ? 'refused' : verdict.violations.length > 0 ? 'violation' : 'valid',
+  );
+  return verdict;
+}
+
+function refusal(verdict: Extract<MessageVerdict, { outcome: 'refused' }>): MessageOutcome {
+  const { check, refusedBy } = verdict;
+  const others =
+    refusedBy.length > 1
+      ? ` (and of ${refusedBy
+          .slice(1)
+          .map((c) => c.slug)
+          .join(', ')})`
+      : '';
+  const first = check.errors[0];
+  return {
+    outcome: 'schema_violation',
+    code: check.timedOut ? 'schema_validation_timeout' : 'payload_schema_violation',
+    detail: check.timedOut
+      ? `the message could not be checked against version ${check.version} of the schema of service ${check.slug}${others}: ${first?.message ?? 'the check was stopped'}`
+      : `the message does not match version ${check.version} of the schema of service ${check.slug}${others}, which is enforced: ${check.errorCount} violation(s), the first ${first?.pointer || '(the message)'}: ${first?.message ?? ''}. Fix the message, or check it first with zekt schema check`,
+    service: check.slug,
+    schemaVersion: check.version,
+    errors: check.errors,
+    errorCount: check.errorCount,
+  };
 }
 
 /** Thrown inside the transaction so the message written before the check is rolled back. */

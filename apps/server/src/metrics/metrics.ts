@@ -32,6 +32,8 @@ export interface Metrics {
   spansExported(count: number): void;
   /** Spans never exported (see `SpanDrop`): tracing never holds up the work it describes. */
   spansDropped(reason: SpanDrop, count: number): void;
+  /** A message was checked against its services' schemas, with this result (see `SchemaCheckResult`). */
+  messageSchemaChecked(result: SchemaCheckResult): void;
 }
 
 /**
@@ -41,6 +43,14 @@ export interface Metrics {
  */
 export const SPAN_DROPS = ['queue_full', 'export_failed'] as const;
 export type SpanDrop = (typeof SPAN_DROPS)[number];
+
+/**
+ * `valid`: every schema in force accepted the message; `violation`: a warn-mode schema did not
+ * (accepted, recorded); `refused`: an enforced one did not (422); `stopped`: a check was stopped
+ * at its time bound or memory limit (counted besides its result).
+ */
+export const SCHEMA_CHECK_RESULTS = ['valid', 'violation', 'refused', 'stopped'] as const;
+export type SchemaCheckResult = (typeof SCHEMA_CHECK_RESULTS)[number];
 
 export const WEBHOOK_METRIC_OUTCOMES = [
   'accepted',
@@ -86,6 +96,7 @@ export const RETENTION_TABLES = [
   'replay_requests',
   'rate_limit_counters',
   'audit_entries',
+  'schema_violations',
 ] as const;
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
@@ -114,4 +125,5 @@ export const noMetrics: Metrics = {
   storeFailed() {},
   spansExported() {},
   spansDropped() {},
+  messageSchemaChecked() {},
 };

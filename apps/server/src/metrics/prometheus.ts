@@ -10,6 +10,8 @@ import {
   type RetentionTable,
   SPAN_DROPS,
   type SpanDrop,
+  SCHEMA_CHECK_RESULTS,
+  type SchemaCheckResult,
   STORE_ERROR_CATEGORIES,
   type StoreErrorCategory,
   WEBHOOK_METRIC_OUTCOMES,
@@ -74,6 +76,14 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
   });
   const accepted = zeroed(attempts.labels('accepted', 'none'));
   const failedChildren = bind(ERROR_CATEGORIES, (category) => zeroed(attempts.labels('failed', category)));
+
+  const schemaChecks = new Counter({
+    name: 'zekt_message_schema_checks_total',
+    help: 'Messages checked against their services’ schemas, by result (valid, violation: accepted in warn mode, refused: 422 in enforce mode, stopped: a check stopped at its time bound or memory limit)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const schemaCheckChildren = bind(SCHEMA_CHECK_RESULTS, (result) => zeroed(schemaChecks.labels(result)));
 
   const endToEnd = new Histogram({
     name: 'zekt_end_to_end_latency_seconds',
@@ -228,6 +238,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions): Prom
     },
     spansDropped(reason: SpanDrop, count: number) {
       if (count > 0) dropChildren[reason].inc(count);
+    },
+    messageSchemaChecked(result: SchemaCheckResult) {
+      schemaCheckChildren[result].inc();
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   deleteExpiredEvents,
   deleteExpiredSessions,
   deleteOldAuditEntries,
+  deleteOldSchemaViolations,
   deleteOldWebhookDeliveries,
   deleteOrphanedMessages,
   deleteRoutedMessages,
@@ -32,6 +33,7 @@ export interface SweepReport {
   replayRequests: number;
   rateLimitCounters: number;
   auditEntries: number;
+  schemaViolations: number;
 }
 
 export interface RetentionSweeper {
@@ -98,6 +100,9 @@ export function createRetentionSweeper(options: {
         auditEntries: await drain((trx) =>
           deleteOldAuditEntries(trx, expiryCutoff(now, RETENTION_MS.auditEntries), batch),
         ),
+        schemaViolations: await drain((trx) =>
+          deleteOldSchemaViolations(trx, expiryCutoff(now, RETENTION_MS.deliveries), batch),
+        ),
       };
       const metrics = options.metrics ?? noMetrics;
       for (const [key, rows] of Object.entries(report) as Array<[keyof SweepReport, number]>) {
@@ -122,4 +127,5 @@ const TABLE_OF: Record<keyof SweepReport, RetentionTable> = {
   replayRequests: 'replay_requests',
   rateLimitCounters: 'rate_limit_counters',
   auditEntries: 'audit_entries',
+  schemaViolations: 'schema_violations',
 };

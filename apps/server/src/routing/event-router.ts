@@ -8,6 +8,7 @@ import {
 } from '../delivery/handoff.js';
 import type { Clock } from '../domain/clock.js';
 import { newDeliveryId } from '../domain/ids.js';
+import { MISSING_MESSAGE_PROBLEM } from '../domain/message-schema.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
 import { insertArchive } from '../store/archives.js';
@@ -15,6 +16,7 @@ import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
+import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
 import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
@@ -43,7 +45,7 @@ export interface EventRouterOptions {
 
 export type RouteResult =
   | { outcome: 'idle' }
-  | { outcome: 'blocked'; eventId: string }
+  | { outcome: 'blocked'; eventId: string; reason: 'workflow_not_whitelisted' | 'message_missing' }
   /** `handed`: how many of the deliveries the dispatcher took at creation (delivery/handoff.ts). */
   | { outcome: 'routed'; eventId: string; deliveryIds: string[]; handed: number };
 
@@ -108,12 +110,33 @@ export async function routeEvent(
   const decision = decideRouting({
     whitelisted: Boolean(workflow?.whitelisted),
     subscriptions,
-    message: pendingMessage ? { eventType: pendingMessage.event_type } : undefined,
+    message: pendingMessage
+      ? {
+          eventType: pendingMessage.event_type,
+          schemaVersions:
+            pendingMessage.schema_versions === null
+              ? null
+              : (JSON.parse(pendingMessage.schema_versions) as Record<string, number>),
+        }
+      : undefined,
   });
   if (pendingMessage) await markMessageRouted(trx, pendingMessage.message_id, now);
+  const missingMessage = 'missingMessage' in decision ? decision.missingMessage : [];
+  if (missingMessage.length > 0) {
+    await recordMissingMessage(
+      trx,
+      { ...runKey, accountId },
+      missingMessage,
+      decision.outcome === 'blocked' ? 'blocked' : 'accepted',
+      MISSING_MESSAGE_PROBLEM,
+      now,
+    );
+  }
 
   if (decision.outcome === 'blocked') {
-    await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
+    // The workflow's blocked count is of runs blocked for not being whitelisted.
+    if (decision.reason === 'workflow_not_whitelisted')
+      await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
     await countUsage(trx, accountId, 'eventsBlocked', now);
     await finishRouting(
       trx,
@@ -122,7 +145,7 @@ export async function routeEvent(
       now,
     );
     span.end({ attributes: { 'zekt.outcome': 'blocked', 'zekt.deliveries': 0 } });
-    return { outcome: 'blocked', eventId: event.event_id };
+    return { outcome: 'blocked', eventId: event.event_id, reason: decision.reason };
   }
 
   const archive = {
@@ -147,6 +170,7 @@ export async function routeEvent(
         runAttempt: runKey.runAttempt,
         eventType: planned.eventType,
         durable: planned.durable,
+        schemaVersion: planned.schemaVersion,
       },
       now,
     );
@@ -169,6 +193,7 @@ export async function routeEvent(
         replay_of: null,
         slot_reserved: false,
         trace_parent: row.trace_parent ?? null,
+        schema_version: planned.schemaVersion,
       },
       context: {
         subscriptionStatus: 'approved',
@@ -256,6 +281,11 @@ export function logRouted(logger: Logger, result: RouteResult): void {
   if (result.outcome === 'routed') {
     logger.info({ eventId: result.eventId, deliveries: result.deliveryIds.length }, 'event routed');
   } else if (result.outcome === 'blocked') {
-    logger.info({ eventId: result.eventId }, 'event blocked: workflow not whitelisted');
+    logger.info(
+      { eventId: result.eventId },
+      result.reason === 'message_missing'
+        ? 'event blocked: no message, and an enforced schema requires one'
+        : 'event blocked: workflow not whitelisted',
+    );
   }
 }

@@ -31,6 +31,8 @@ export interface DeliveryIdentity {
   replayOf?: string | null;
   /** The delivery span's context (tracing/spans.ts); null: not traced. */
   traceParent?: string | null;
+  /** The schema version its message was checked against (`client_payload.zekt.schemaVersion`). */
+  schemaVersion?: number | null;
 }
 
 /** A new delivery: Dispatched, due now, never attempted (SPEC 5: DispatchedAt is set at creation). */
@@ -72,6 +74,7 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     run_seen_at: null,
     updated_at: now,
     trace_parent: identity.traceParent ?? null,
+    schema_version: identity.schemaVersion ?? null,
   };
 }
 

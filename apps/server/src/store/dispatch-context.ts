@@ -48,6 +48,7 @@ const CLAIMED_COLUMNS = [
   'replay_of',
   'slot_reserved',
   'trace_parent',
+  'schema_version',
 ] as const;
 
 /**

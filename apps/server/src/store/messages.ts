@@ -15,6 +15,8 @@ export interface NewMessage {
   payloadJson: string;
   payloadBytes: number;
   sender: Record<string, unknown>;
+  /** The schema version each service checked the message against; null: none checked it. */
+  schemaVersions?: Record<string, number> | null;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function upsertMessage(
     payload: message.payloadJson,
     payload_bytes: message.payloadBytes,
     sender: JSON.stringify(message.sender),
+    schema_versions: message.schemaVersions ? JSON.stringify(message.schemaVersions) : null,
     updated_at: now,
   };
   // One statement either way, so two messages of the same run arriving together cannot collide.

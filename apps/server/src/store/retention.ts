@@ -176,3 +176,12 @@ export async function deleteOldAuditEntries(
 ): Promise<number> {
   return deleteBatchBefore(db, 'audit_entries', 'audit_id', 'created_at', cutoff, batch);
 }
+
+/** Schema violations older than `cutoff`: kept as long as the delivery records of their runs. */
+export async function deleteOldSchemaViolations(
+  db: Kysely<Database>,
+  cutoff: number,
+  batch: number,
+): Promise<number> {
+  return deleteBatchBefore(db, 'schema_violations', 'violation_id', 'created_at', cutoff, batch);
+}

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { Enforcement } from '../domain/message-schema.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 
 export type { SubscriptionStatus };
@@ -114,6 +115,47 @@ export interface ServicesTable {
   published: Flag;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The message schema in force (migration 0015); null: the service has none. */
+  schema_version: ColumnType<number | null, number | null | undefined, number | null>;
+  schema_enforcement: ColumnType<Enforcement, Enforcement | undefined, Enforcement>;
+  /** The version in force refuses a missing message (routing blocks or records such a run). */
+  schema_requires_message: ColumnType<boolean | number, boolean | undefined, boolean>;
+}
+
+/** One version of a service's message schema; a version is never changed once written. */
+export interface ServiceSchemasTable {
+  service_id: string;
+  version: number;
+  account_id: number;
+  /** The schema as JSON text. */
+  schema: string;
+  schema_bytes: number;
+  /** An example message (JSON text), checked against the schema when saved; shown in the Directory. */
+  example: string | null;
+  requires_message: Flag;
+  /** JSON: the compatibility report against the version before (domain/schema-compatibility.ts). */
+  compatibility: string;
+  created_by: string;
+  created_at: Timestamp;
+}
+
+/** A message (or a missing one) that broke a schema in force: what the provider sees per run. */
+export interface SchemaViolationsTable {
+  violation_id: string;
+  account_id: number;
+  service_id: string;
+  schema_version: number;
+  enforcement: Enforcement;
+  kind: 'invalid_message' | 'missing_message';
+  /** `accepted`: stored and delivered all the same (warn); `blocked`: the run was blocked (enforce). */
+  outcome: 'accepted' | 'blocked';
+  repository_id: number;
+  run_id: number;
+  run_attempt: number;
+  /** JSON: the first violations, `[{ pointer, message }]`. */
+  errors: string;
+  error_count: number;
+  created_at: Timestamp;
 }
 
 export interface SubscriptionsTable {
@@ -191,6 +233,8 @@ export interface MessagesTable {
   status: MessageStatus;
   received_at: Timestamp;
   updated_at: Timestamp;
+  /** JSON `{ serviceId: version }`: the schemas the message was checked against; null: none. */
+  schema_versions: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ArchivesTable {
@@ -247,6 +291,8 @@ export interface DeliveriesTable {
   updated_at: Timestamp;
   /** W3C `traceparent` of the delivery's span: its attempts and reports are children (migration 0016); null: not traced. */
   trace_parent: string | null;
+  /** The schema version its message was checked against (`client_payload.zekt.schemaVersion`). */
+  schema_version: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface DeliveryAttemptsTable {
@@ -446,6 +492,8 @@ export interface Database {
   audit_entries: AuditEntriesTable;
   recoveries: RecoveriesTable;
   recovery_items: RecoveryItemsTable;
+  service_schemas: ServiceSchemasTable;
+  schema_violations: SchemaViolationsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -464,3 +512,5 @@ export type DeliveryUpdate = Updateable<DeliveriesTable>;
 export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
 export type RecoveryRow = Selectable<RecoveriesTable>;
+export type ServiceSchemaRow = Selectable<ServiceSchemasTable>;
+export type SchemaViolationRow = Selectable<SchemaViolationsTable>;

@@ -35,6 +35,9 @@ export async function createService(
     published: service.published,
     created_at: now,
     updated_at: now,
+    schema_version: null,
+    schema_enforcement: 'off' as const,
+    schema_requires_message: false,
   };
   await db.insertInto('services').values(row).execute();
   return row;

@@ -151,6 +151,15 @@ export async function routableSubscriptions(
     consumerRepositoryId: row.consumer_repository_id,
     durable: Boolean(row.durable),
     completionTracking: Boolean(row.completion_enabled),
+    schema:
+      row.schema_version === null
+        ? null
+        : {
+            slug: row.slug,
+            version: row.schema_version,
+            enforcement: row.schema_enforcement,
+            requiresMessage: Boolean(row.schema_requires_message),
+          },
     target: {
       account:
         row.login === null
@@ -171,6 +180,10 @@ const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; work
       'subscriptions.subscription_id',
       'subscriptions.service_id',
       'services.event_type',
+      'services.slug',
+      'services.schema_version',
+      'services.schema_enforcement',
+      'services.schema_requires_message',
       'subscriptions.consumer_account_id',
       'subscriptions.consumer_repository_id',
       'subscriptions.durable',

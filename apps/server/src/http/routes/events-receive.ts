@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import type { SchemaCheck } from '../../domain/message-schema.js';
 import type { ActionsClaims } from '../../github/oidc-verifier.js';
 import { receiveMessage } from '../../ingest/message-intake.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';
@@ -33,7 +34,10 @@ const MessageBodySchema = Type.Object(
 
 export function registerEventsReceiveRoute(
   app: App,
-  context: Pick<AppContext, 'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter' | 'metrics' | 'tracer'>,
+  context: Pick<
+    AppContext,
+    'store' | 'clock' | 'oidc' | 'http' | 'wakeRouter' | 'metrics' | 'tracer' | 'schemaChecks'
+  >,
 ): void {
   const claimsOf = new WeakMap<object, ActionsClaims>();
   app.post(
@@ -66,6 +70,8 @@ export function registerEventsReceiveRoute(
             'repository_not_enabled',
             'run_already_routed',
             'payload_too_large',
+            'payload_schema_violation',
+            'schema_validation_timeout',
           ),
         },
       },
@@ -80,6 +86,8 @@ export function registerEventsReceiveRoute(
           onEventDue: context.wakeRouter,
           maxJsonDepth: context.http.maxJsonDepth,
           tracer: context.tracer,
+          schemaChecks: context.schemaChecks,
+          metrics: context.metrics,
         },
         claims,
         request.body,
@@ -96,16 +104,37 @@ export function registerEventsReceiveRoute(
           throw new HttpError('repository_not_enabled', outcome.detail);
         case 'already_routed':
           throw new HttpError('run_already_routed', outcome.detail);
+        case 'schema_violation':
+          throw new HttpError(outcome.code, outcome.detail, {
+            service: outcome.service,
+            schemaVersion: outcome.schemaVersion,
+            errors: outcome.errors,
+            errorCount: outcome.errorCount,
+          });
         case 'stored':
           return reply.code(201).send({
             success: true,
             eventId: outcome.messageId,
             consumersNotified: outcome.consumersNotified,
-            message: outcome.replaced
-              ? `message replaced; ${outcome.consumersNotified} consumer(s) will receive it when the run completes`
-              : `message stored; ${outcome.consumersNotified} consumer(s) will receive it when the run completes`,
+            message: `${outcome.replaced ? 'message replaced' : 'message stored'}; ${outcome.consumersNotified} consumer(s) will receive it when the run completes${warnings(outcome.violations)}`,
+            ...(outcome.violations.length > 0
+              ? {
+                  schemaViolations: outcome.violations.map((v) => ({
+                    service: v.slug,
+                    schemaVersion: v.version,
+                    errors: v.errors,
+                    errorCount: v.errorCount,
+                  })),
+                }
+              : {}),
           });
       }
     },
   );
+}
+
+/** What the provider's step is told of warn-mode violations (its message was accepted). */
+function warnings(violations: SchemaCheck[]): string {
+  if (violations.length === 0) return '';
+  return `; it does not match the schema of ${violations.map((v) => `${v.slug} (version ${v.version}, ${v.errorCount} violation(s))`).join(', ')}, which only warns: fix it before the schema is enforced`;
 }

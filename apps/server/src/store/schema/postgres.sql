@@ -123,6 +123,7 @@ table deliveries (
   retry_number integer not null default 0,
   run_attempt integer not null,
   run_seen_at bigint,
+  schema_version integer,
   service_id text not null,
   slot_reserved boolean not null default false,
   status text not null,
@@ -216,6 +217,7 @@ table messages (
   repository_id bigint not null,
   run_attempt integer not null,
   run_id bigint not null,
+  schema_versions text,
   sender text not null,
   status text not null,
   updated_at bigint not null,
@@ -335,6 +337,42 @@ table repository_hooks (
 CREATE UNIQUE INDEX repository_hooks_hook_id_key ON public.repository_hooks USING btree (hook_id);
 CREATE UNIQUE INDEX repository_hooks_pk ON public.repository_hooks USING btree (repository_id, role);
 
+table schema_violations (
+  account_id bigint not null,
+  created_at bigint not null,
+  enforcement text not null,
+  error_count integer not null,
+  errors text not null,
+  kind text not null,
+  outcome text not null,
+  repository_id bigint not null,
+  run_attempt integer not null,
+  run_id bigint not null,
+  schema_version integer not null,
+  service_id text not null,
+  violation_id text not null,
+  constraint schema_violations_pkey PRIMARY KEY (violation_id)
+);
+CREATE INDEX schema_violations_account ON public.schema_violations USING btree (account_id, created_at);
+CREATE UNIQUE INDEX schema_violations_pkey ON public.schema_violations USING btree (violation_id);
+CREATE INDEX schema_violations_run ON public.schema_violations USING btree (repository_id, run_id, run_attempt);
+
+table service_schemas (
+  account_id bigint not null,
+  compatibility text not null,
+  created_at bigint not null,
+  created_by text not null,
+  example text,
+  requires_message boolean not null,
+  schema text not null,
+  schema_bytes integer not null,
+  service_id text not null,
+  version integer not null,
+  constraint service_schemas_pk PRIMARY KEY (service_id, version),
+  constraint service_schemas_service_id_fkey FOREIGN KEY (service_id) REFERENCES services(service_id)
+);
+CREATE UNIQUE INDEX service_schemas_pk ON public.service_schemas USING btree (service_id, version);
+
 table services (
   account_id bigint not null,
   created_at bigint not null,
@@ -342,6 +380,9 @@ table services (
   event_type text not null,
   published boolean not null default false,
   repository_id bigint not null,
+  schema_enforcement text not null default 'off'::text,
+  schema_requires_message boolean not null default false,
+  schema_version integer,
   service_id text not null,
   slug text not null,
   tags text not null,

@@ -10,7 +10,7 @@ CREATE TABLE "audit_entries" ("audit_id" text primary key, "account_id" integer,
 
 CREATE TABLE "connection_health_states" ("subscription_id" text primary key, "health" text not null, "updated_at" integer not null);
 
-CREATE TABLE "deliveries" ("delivery_id" text primary key, "event_id" text not null, "subscription_id" text not null, "service_id" text not null, "provider_account_id" integer not null, "provider_repository_id" integer not null, "consumer_account_id" integer not null, "consumer_repository_id" integer not null, "correlation_id" text not null, "run_attempt" integer not null, "event_type" text not null, "durable" integer not null, "status" text not null, "dispatch_state" text not null, "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "dispatched_at" integer not null, "confirmed_at" integer, "completed_at" integer, "consumer_conclusion" text, "is_finalized" integer default 0 not null, "confirmation_attempts" integer default 0 not null, "retry_number" integer default 0 not null, "platform_response" text, "failure_reason" text, "replay_of" text, "replayed_by" text, "payload_by_reference" integer default 0 not null, "slot_reserved" integer default 0 not null, "updated_at" integer not null, "awaiting_start_since" integer, "not_started_at" integer, "run_seen_at" integer, "trace_parent" text);
+CREATE TABLE "deliveries" ("delivery_id" text primary key, "event_id" text not null, "subscription_id" text not null, "service_id" text not null, "provider_account_id" integer not null, "provider_repository_id" integer not null, "consumer_account_id" integer not null, "consumer_repository_id" integer not null, "correlation_id" text not null, "run_attempt" integer not null, "event_type" text not null, "durable" integer not null, "status" text not null, "dispatch_state" text not null, "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "dispatched_at" integer not null, "confirmed_at" integer, "completed_at" integer, "consumer_conclusion" text, "is_finalized" integer default 0 not null, "confirmation_attempts" integer default 0 not null, "retry_number" integer default 0 not null, "platform_response" text, "failure_reason" text, "replay_of" text, "replayed_by" text, "payload_by_reference" integer default 0 not null, "slot_reserved" integer default 0 not null, "updated_at" integer not null, "awaiting_start_since" integer, "not_started_at" integer, "run_seen_at" integer, "schema_version" integer, "trace_parent" text);
 
 CREATE TABLE "delivery_attempts" ("attempt_id" text primary key, "delivery_id" text not null, "number" integer not null, "started_at" integer not null, "duration_ms" integer not null, "outcome" text not null, "status_code" integer, "error_category" text, "error_message" text, "response_headers" text, "subscription_id" text, constraint "delivery_attempts_number" unique ("delivery_id", "number"));
 
@@ -20,7 +20,7 @@ CREATE TABLE "leases" ("name" text primary key, "owner" text not null, "expires_
 
 CREATE TABLE "memberships" ("user_id" text not null references "users" ("user_id"), "account_id" integer not null references "accounts" ("account_id"), "source" text not null, "created_at" integer not null, constraint "memberships_pk" primary key ("user_id", "account_id"));
 
-CREATE TABLE "messages" ("message_id" text primary key, "repository_id" integer not null, "run_id" integer not null, "run_attempt" integer not null, "account_id" integer not null, "workflow_path" text, "event_type" text not null, "payload" text not null, "payload_bytes" integer not null, "sender" text not null, "status" text not null, "received_at" integer not null, "updated_at" integer not null, constraint "messages_run_key" unique ("repository_id", "run_id", "run_attempt"));
+CREATE TABLE "messages" ("message_id" text primary key, "repository_id" integer not null, "run_id" integer not null, "run_attempt" integer not null, "account_id" integer not null, "workflow_path" text, "event_type" text not null, "payload" text not null, "payload_bytes" integer not null, "sender" text not null, "status" text not null, "received_at" integer not null, "updated_at" integer not null, "schema_versions" text, constraint "messages_run_key" unique ("repository_id", "run_id", "run_attempt"));
 
 CREATE TABLE "pacing_slots" ("account_id" integer primary key, "next_slot_at" integer not null);
 
@@ -38,7 +38,11 @@ CREATE TABLE "repositories" ("repository_id" integer primary key, "account_id" i
 
 CREATE TABLE "repository_hooks" ("repository_id" integer not null references "repositories" ("repository_id"), "role" text not null, "hook_id" integer unique, "secret_encrypted" text not null, "url" text not null, "created_at" integer not null, "updated_at" integer not null, constraint "repository_hooks_pk" primary key ("repository_id", "role"));
 
-CREATE TABLE "services" ("service_id" text primary key, "account_id" integer not null references "accounts" ("account_id"), "repository_id" integer not null references "repositories" ("repository_id"), "workflow_path" text not null, "slug" text not null, "event_type" text not null, "description" text not null, "tags" text not null, "visibility" text not null, "published" integer default 0 not null, "created_at" integer not null, "updated_at" integer not null, constraint "services_account_slug" unique ("account_id", "slug"));
+CREATE TABLE "schema_violations" ("violation_id" text primary key, "account_id" integer not null, "service_id" text not null, "schema_version" integer not null, "enforcement" text not null, "kind" text not null, "outcome" text not null, "repository_id" integer not null, "run_id" integer not null, "run_attempt" integer not null, "errors" text not null, "error_count" integer not null, "created_at" integer not null);
+
+CREATE TABLE "service_schemas" ("service_id" text not null references "services" ("service_id"), "version" integer not null, "account_id" integer not null, "schema" text not null, "schema_bytes" integer not null, "example" text, "requires_message" integer not null, "compatibility" text not null, "created_by" text not null, "created_at" integer not null, constraint "service_schemas_pk" primary key ("service_id", "version"));
+
+CREATE TABLE "services" ("service_id" text primary key, "account_id" integer not null references "accounts" ("account_id"), "repository_id" integer not null references "repositories" ("repository_id"), "workflow_path" text not null, "slug" text not null, "event_type" text not null, "description" text not null, "tags" text not null, "visibility" text not null, "published" integer default 0 not null, "created_at" integer not null, "updated_at" integer not null, "schema_version" integer, "schema_enforcement" text default 'off' not null, "schema_requires_message" integer default 0 not null, constraint "services_account_slug" unique ("account_id", "slug"));
 
 CREATE TABLE "sessions" ("session_hash" text primary key, "user_id" text not null references "users" ("user_id"), "created_at" integer not null, "expires_at" integer not null);
 
@@ -117,6 +121,10 @@ CREATE INDEX "replay_requests_created" on "replay_requests" ("created_at");
 CREATE INDEX "repositories_account" on "repositories" ("account_id");
 
 CREATE INDEX "repositories_full_name" on "repositories" ("full_name");
+
+CREATE INDEX "schema_violations_account" on "schema_violations" ("account_id", "created_at");
+
+CREATE INDEX "schema_violations_run" on "schema_violations" ("repository_id", "run_id", "run_attempt");
 
 CREATE INDEX "services_workflow" on "services" ("repository_id", "workflow_path");
 
