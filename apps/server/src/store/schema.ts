@@ -362,6 +362,8 @@ export interface RecoveriesTable {
   position: string | null;
   lease_owner: string | null;
   lease_expires_at: Timestamp | null;
+  /** When a worker last started a batch of it (domain/recovery.ts `nextRecoveryTurn`). */
+  turn_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: Timestamp | null;
