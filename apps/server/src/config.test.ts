@@ -114,6 +114,27 @@ describe('console login settings', () => {
     expect(config.github).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
   });
 
+  it('refuses an alert URL with credentials, without quoting them', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    for (const url of ['https://ops:hunter2@alerts.example/zekt', 'https://ops@alerts.example/zekt']) {
+      const problems = problemsOf({ ...complete, ZEKT_ALERT_URL: url, ZEKT_ALERT_SECRET: secret });
+      expect(problems).toEqual([
+        'ZEKT_ALERT_URL must not hold a user name or password (https://user:pass@host/…): the receiver verifies alerts by their signature (ZEKT_ALERT_SECRET); remove the credentials from the URL',
+      ]);
+    }
+    expect(
+      problemsOf({
+        ...complete,
+        ZEKT_ALERT_URL: 'ftp://ops:hunter2@alerts.example/',
+        ZEKT_ALERT_SECRET: secret,
+      }),
+    ).toEqual(['ZEKT_ALERT_URL must be a http: or https: URL (got "ftp://***@alerts.example/")']);
+    expect(
+      loadConfig({ ...complete, ZEKT_ALERT_URL: 'https://alerts.example/zekt', ZEKT_ALERT_SECRET: secret })
+        .alerts.url,
+    ).toBe('https://alerts.example/zekt');
+  });
+
   it("takes the worker's probe port and the optional metrics token", () => {
     expect(loadConfig(complete).metrics).toEqual({ workerPort: 9464, token: null });
     expect(

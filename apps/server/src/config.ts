@@ -301,15 +301,17 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   const url = (name: string, fallback: string | undefined, protocols: string[]): string | undefined => {
     const raw = value(name) ?? fallback;
     if (raw === undefined) return undefined;
+    // Errors quote the value, never credentials written into it.
+    const shown = JSON.stringify(raw.replace(/\/\/[^/@\s]*@/, '//***@'));
     try {
       const parsed = new URL(raw);
       if (!protocols.includes(parsed.protocol)) {
-        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got ${JSON.stringify(raw)})`);
+        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got ${shown})`);
         return undefined;
       }
       return raw.replace(/\/+$/, '');
     } catch {
-      problems.push(`${name} must be an absolute URL (got ${JSON.stringify(raw)})`);
+      problems.push(`${name} must be an absolute URL (got ${shown})`);
       return undefined;
     }
   };
@@ -426,7 +428,15 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       notStartedAfterMs = parsed;
     }
   }
-  const alertUrl = url('ZEKT_ALERT_URL', undefined, ['http:', 'https:']) ?? null;
+  let alertUrl = url('ZEKT_ALERT_URL', undefined, ['http:', 'https:']) ?? null;
+  if (alertUrl !== null && hasUserinfo(alertUrl)) {
+    // fetch refuses such a URL, and its error quotes it whole: every send would fail and put the
+    // password in front of the tenants the alerts are about.
+    problems.push(
+      'ZEKT_ALERT_URL must not hold a user name or password (https://user:pass@host/…): the receiver verifies alerts by their signature (ZEKT_ALERT_SECRET); remove the credentials from the URL',
+    );
+    alertUrl = null;
+  }
   if (mode === 'production' && alertUrl?.startsWith('http://')) {
     problems.push(
       `ZEKT_ALERT_URL must use https in production: alerts name accounts, repositories and their health (got ${JSON.stringify(alertUrl)})`,
@@ -507,6 +517,11 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function hasUserinfo(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.username !== '' || parsed.password !== '';
 }
 
 /**
