@@ -4,7 +4,7 @@ import { listAlerts } from '../../store/alerts.js';
 import { AlertPageSchema, AUTH_PROBLEMS, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 
 /** `GET /api/v1/alerts`: the operational alerts of the caller's accounts (issue 12 §5), newest first. */
 export function registerAlertRoutes(api: App, context: Pick<AppContext, 'store'>): void {
@@ -31,7 +31,7 @@ export function registerAlertRoutes(api: App, context: Pick<AppContext, 'store'>
         ? [memberAccount(caller, request.query.account)]
         : caller.accounts;
       const logins = new Map(accounts.map((a) => [a.account_id, a.login]));
-      const { limit, store } = readPage(request.query, 2);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.time, CURSOR_FIELDS.id('alrt')]);
       const rows = await listAlerts(context.store.db, [...logins.keys()], store);
       const page = pageOf(rows, limit, (row) => [String(row.created_at), row.alert_id]);
       return {

@@ -36,7 +36,7 @@ import {
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
 
@@ -280,7 +280,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
     },
     async (request) => {
       const { subscription } = await partyConnection(requireCaller(request), request.params.id);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('rec')]);
       const page = pageOf(await listRecoveries(db, subscription.subscription_id, store), limit, (row) => [
         row.recovery_id,
       ]);
