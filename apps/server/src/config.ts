@@ -54,11 +54,15 @@ export interface Config {
   alerts: { url: string | null; secret: string | null; dedupWindowMs: number };
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
-  /** `/metrics` and the worker's probe port (docs/operations.md, *Metrics*). */
+  /** `/metrics` and the probe port every process serves (docs/operations.md, *Metrics*). */
   metrics: {
-    /** Port a worker-only process serves `/healthz`, `/readyz` and `/metrics` on (0: any free port). */
-    workerPort: number;
-    /** Bearer token `/metrics` requires; null: open (it names no account and holds no secret). */
+    /** Port every process serves `/metrics`, `/healthz` and `/readyz` on (0: any free port). */
+    port: number;
+    /** Interface that port listens on: loopback unless the operator opens it. */
+    host: string;
+    /** Serve `/metrics` on the API's public port too (requires `token`). */
+    onApiPort: boolean;
+    /** Bearer token `/metrics` requires; null: none (the metrics port is private by default). */
     token: string | null;
   };
   logLevel: string;
@@ -253,11 +257,22 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   },
   {
     name: 'ZEKT_METRICS_PORT',
-    description: 'port a --role worker process serves /healthz, /readyz and /metrics on (default 9464)',
+    description:
+      'private port every process serves /metrics, /healthz and /readyz on (default 9464, 0 = any free)',
+  },
+  {
+    name: 'ZEKT_METRICS_HOST',
+    description: 'interface the metrics port listens on (default 127.0.0.1: this machine only)',
+  },
+  {
+    name: 'ZEKT_METRICS_ON_API_PORT',
+    description:
+      'true: serve /metrics on the public API port too; requires ZEKT_METRICS_TOKEN (default false)',
   },
   {
     name: 'ZEKT_METRICS_TOKEN',
-    description: 'bearer token /metrics requires (default: none, /metrics is open)',
+    description:
+      'bearer token /metrics requires; wrong ones count towards ZEKT_AUTH_FAILURE_LIMIT (default: none)',
   },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
@@ -293,6 +308,16 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       return fallback;
     }
     return parsed;
+  };
+
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (raw !== 'true' && raw !== 'false') {
+      problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return raw === 'true';
   };
 
   const port = integer('PORT', 3000, 0, 65535);
@@ -459,6 +484,18 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       'ZEKT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 16): it is all that keeps /metrics from anyone who reaches the port',
     );
   }
+  const metricsPort = integer('ZEKT_METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    problems.push(
+      `ZEKT_METRICS_PORT (${metricsPort}) must differ from PORT: the metrics port is private, the API's is public`,
+    );
+  }
+  const metricsOnApiPort = flag('ZEKT_METRICS_ON_API_PORT', false);
+  if (metricsOnApiPort && metricsToken === null) {
+    problems.push(
+      'ZEKT_METRICS_ON_API_PORT=true puts /metrics on the public API port: set ZEKT_METRICS_TOKEN too (openssl rand -hex 16), or scrape the private ZEKT_METRICS_PORT instead',
+    );
+  }
 
   const trustProxy = parseTrustProxy(value('ZEKT_TRUST_PROXY'), problems);
 
@@ -499,7 +536,12 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     reconcileIntervalMs: integer('ZEKT_RECONCILE_INTERVAL_MS', 900_000, 0, DAY_MS),
     notStartedAfterMs,
     workerId: value('ZEKT_WORKER_ID') ?? null,
-    metrics: { workerPort: integer('ZEKT_METRICS_PORT', 9464, 0, 65535), token: metricsToken },
+    metrics: {
+      port: metricsPort,
+      host: value('ZEKT_METRICS_HOST') ?? '127.0.0.1',
+      onApiPort: metricsOnApiPort,
+      token: metricsToken,
+    },
     logLevel,
     http: {
       requestTimeoutMs: integer('ZEKT_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 import { type AlertService, createAlertService } from './alerts/alert-service.js';
-import type { Config } from './config.js';
+import { type Config, ConfigError } from './config.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
 import { createRecoveryRunner } from './delivery/recovery-runner.js';
@@ -60,6 +60,8 @@ export interface Zekt {
    * or a worker-only process's probe port (`/healthz`, `/readyz`, `/metrics`).
    */
   start(): Promise<string | null>;
+  /** Where this process serves `/metrics`, `/healthz` and `/readyz` (ZEKT_METRICS_PORT), once started. */
+  readonly metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -281,17 +283,20 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     metrics,
     scrapeMetrics: () => metrics.scrape(),
     metricsToken: config.metrics.token,
+    metricsOnApiPort: config.metrics.onApiPort,
   });
-  // A worker-only process has no API, but is probed and scraped like any other process.
-  const probes =
-    role === 'worker'
-      ? await buildProbeApp({
-          store,
-          logger,
-          scrapeMetrics: () => metrics.scrape(),
-          metricsToken: config.metrics.token,
-        })
-      : null;
+  // Every process is scraped (and a worker-only one, which has no API, probed) on a port of its
+  // own, private by default: the API's port is public.
+  const probes = await buildProbeApp({
+    store,
+    clock,
+    logger,
+    scrapeMetrics: () => metrics.scrape(),
+    metricsToken: config.metrics.token,
+    limits: config.limits,
+    http: config.http,
+  });
+  let metricsUrl: string | null = null;
 
   if (role !== 'api') {
     routerLoop = createWorkerLoop({
@@ -403,6 +408,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     alerts,
     metrics,
     async start() {
+      try {
+        metricsUrl = await probes.listen({ host: config.metrics.host, port: config.metrics.port });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        throw new ConfigError([
+          `ZEKT_METRICS_PORT ${config.metrics.port} on ${config.metrics.host} is in use by another process (every zekt process serves its metrics on a port of its own: an API and a worker on one machine need one each): set ZEKT_METRICS_PORT to a free port, or 0 for any`,
+        ]);
+      }
       routerLoop?.start();
       dispatchLoop?.start();
       sweepLoop?.start();
@@ -410,14 +423,17 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       notStartedLoop?.start();
       alertLoop?.start();
       recoveryLoop?.start();
-      if (probes) {
+      if (role === 'worker') {
         await http.ready();
-        return probes.listen({ host: config.host, port: config.metrics.workerPort });
+        return metricsUrl;
       }
       return http.listen({ host: config.host, port: config.port });
     },
+    get metricsUrl() {
+      return metricsUrl;
+    },
     async stop() {
-      await probes?.close();
+      await probes.close();
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();

@@ -122,11 +122,11 @@ async function main(argv: string[]): Promise<number> {
       const { createZekt } = await import('../zekt.js');
       const zekt = await createZekt({ config: loadConfig(env), role });
       const url = await zekt.start();
-      // Test harnesses and the bench wait for "zekt worker running"; the probe URL follows it.
+      // Test harnesses and the bench wait for these lines and read the URLs from them.
       process.stderr.write(
         role === 'worker'
           ? `zekt worker running, probes and metrics on ${url}\n`
-          : `zekt ${role} listening on ${url}\n`,
+          : `zekt ${role} listening on ${url}, metrics on ${zekt.metricsUrl}\n`,
       );
       await untilSignal();
       await zekt.stop();

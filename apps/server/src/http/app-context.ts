@@ -54,6 +54,8 @@ export interface AppContext {
   scrapeMetrics: () => Promise<{ contentType: string; body: string }>;
   /** Bearer token `/metrics` requires (`ZEKT_METRICS_TOKEN`); null: none. */
   metricsToken: string | null;
+  /** `/metrics` on the API's port too (`ZEKT_METRICS_ON_API_PORT`); it is always on the metrics port. */
+  metricsOnApiPort: boolean;
 }
 
 export type App = FastifyInstance<

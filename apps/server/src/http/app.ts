@@ -29,6 +29,7 @@ import { registerServiceRoutes } from './routes/services.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookRoute } from './routes/webhooks.js';
+import { serverTimeouts } from './server-timeouts.js';
 
 /**
  * The Fastify app: ingestion (`/webhooks/github`, `/api/events/receive`), the management API
@@ -42,12 +43,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
     bodyLimit: 1024 * 1024,
-    // Node's own timeouts are the backstop for what the body guard cannot see: headers sent slowly.
-    requestTimeout: 2 * context.http.requestTimeoutMs,
-    http: {
-      headersTimeout: context.http.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, context.http.requestTimeoutMs),
-    },
+    ...serverTimeouts(context.http),
     trustProxy: context.http.trustProxy,
     frameworkErrors: frameworkErrorProblem,
     clientErrorHandler: clientErrorProblem,
@@ -108,7 +104,8 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   });
 
   registerHealthRoutes(app, context);
-  registerMetricsRoute(app, context);
+  // On the public port only when the operator says so (ZEKT_METRICS_ON_API_PORT, with a token).
+  if (context.metricsOnApiPort) registerMetricsRoute(app, context);
   registerWebhookRoute(app, context);
   registerEventsReceiveRoute(app, context);
   registerConsumerRoutes(app, context);
