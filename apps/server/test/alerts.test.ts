@@ -298,27 +298,44 @@ describe('alerts about deliveries not started', () => {
   });
 });
 
-describe('alert settings', () => {
-  it('refuses to start in production with a non-https ZEKT_ALERT_URL, naming the setting', () => {
-    const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name),
-      ),
-    );
-    const result = spawnSync(process.execPath, [cli, 'serve'], {
+/**
+ * `zekt serve` (the build) with the settings it requires and these, on a data directory of its
+ * own; stopped after 20 s should it start instead of refusing, so the test fails rather than hangs.
+ */
+function serveWith(env: Record<string, string>) {
+  const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'zekt-alert-settings-'));
+  try {
+    return spawnSync(process.execPath, [cli, 'serve'], {
       encoding: 'utf8',
+      timeout: 20_000,
       env: {
         ...clean,
-        NODE_ENV: 'production',
-        ZEKT_BASE_URL: 'https://zekt.example.com',
+        PORT: '0',
+        ZEKT_METRICS_PORT: '0',
+        ZEKT_DATA_DIR: dataDir,
         GITHUB_APP_ID: '1',
         GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
         GITHUB_WEBHOOK_SECRET: 'whsec',
         ZEKT_SECRET: 'f'.repeat(64),
-        ZEKT_ALERT_URL: 'http://alerts.example.com/zekt',
         ZEKT_ALERT_SECRET: secret,
+        ...env,
       },
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('alert settings', () => {
+  it('refuses to start in production with a non-https ZEKT_ALERT_URL, naming the setting', () => {
+    const result = serveWith({
+      NODE_ENV: 'production',
+      ZEKT_BASE_URL: 'https://zekt.example.com',
+      ZEKT_ALERT_URL: 'http://alerts.example.com/zekt',
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('ZEKT_ALERT_URL must use https in production');
@@ -328,39 +345,11 @@ describe('alert settings', () => {
 
 describe('alert receiver credentials', () => {
   it('refuses ZEKT_ALERT_URL with a user name or password at start, naming the setting, never quoting the password', () => {
-    const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name),
-      ),
-    );
-    const dataDir = mkdtempSync(join(tmpdir(), 'zekt-alert-url-'));
-    try {
-      const result = spawnSync(process.execPath, [cli, 'serve'], {
-        encoding: 'utf8',
-        // A server that starts instead of refusing is stopped here, and the test fails below.
-        timeout: 20_000,
-        env: {
-          ...clean,
-          NODE_ENV: 'development',
-          PORT: '0',
-          ZEKT_METRICS_PORT: '0',
-          ZEKT_DATA_DIR: dataDir,
-          GITHUB_APP_ID: '1',
-          GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
-          GITHUB_WEBHOOK_SECRET: 'whsec',
-          ZEKT_SECRET: 'f'.repeat(64),
-          ZEKT_ALERT_URL: 'http://ops:hunter2@127.0.0.1:9/zekt-alerts',
-          ZEKT_ALERT_SECRET: secret,
-        },
-      });
-      expect(result.status).toBe(2);
-      expect(result.stderr).toContain('ZEKT_ALERT_URL must not hold a user name or password');
-      expect(result.stderr).not.toContain('hunter2');
-      expect(result.stderr).not.toContain('    at ');
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const result = serveWith({ ZEKT_ALERT_URL: 'http://ops:hunter2@127.0.0.1:9/zekt-alerts' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('ZEKT_ALERT_URL must not hold a user name or password');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toContain('    at ');
   });
 
   it("shows the account's members an error category, never the receiver's error; the operator's log has no credentials", async () => {

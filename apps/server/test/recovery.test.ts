@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recover } from '../src/cli/recover.js';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
-import { createManualClock } from '../src/domain/clock.js';
+import { type Clock, createManualClock } from '../src/domain/clock.js';
 import { DAY_MS } from '../src/domain/duration.js';
 import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
@@ -11,6 +11,15 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
  * tests drive recoveries with runners of their own: one batch at a time, with the lease holder
  * and its clock chosen, as two worker processes would.
  */
+/** The service, its own recovery loop asleep (it polls once a minute) and pacing off. */
+function startRecoveryHarness(clock?: Clock): Promise<Harness> {
+  return startHarness({
+    transport: 'inject',
+    ...(clock ? { clock } : {}),
+    env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+  });
+}
+
 describe('bulk recovery', () => {
   let h: Harness;
   let world: World;
@@ -35,10 +44,7 @@ describe('bulk recovery', () => {
     h.zekt.store.db.selectFrom('deliveries').selectAll().orderBy('delivery_id').execute();
 
   beforeAll(async () => {
-    h = await startHarness({
-      transport: 'inject',
-      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
-    });
+    h = await startRecoveryHarness();
     world = await setUpWorld(h);
     await h.sim.createInstallation({
       account: { login: 'initech', type: 'Organization' },
@@ -273,11 +279,7 @@ describe('bulk recovery', () => {
 describe('bulk recovery of deliveries not started', () => {
   it('replays the durable deliveries no workflow started for, and leaves the failed ones to states=failed', async () => {
     const clock = createManualClock(Date.now());
-    const h = await startHarness({
-      transport: 'inject',
-      clock,
-      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
-    });
+    const h = await startRecoveryHarness(clock);
     try {
       const world = await setUpWorld(h);
       await makeDurable(h, world);
@@ -337,11 +339,7 @@ describe('bulk recovery of deliveries not started', () => {
 describe('bulk recoveries of several connections', () => {
   it('share the runner: a long recovery does not hold a later one of another connection behind it', async () => {
     const clock = createManualClock(Date.now());
-    const h = await startHarness({
-      transport: 'inject',
-      clock,
-      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
-    });
+    const h = await startRecoveryHarness(clock);
     try {
       const world = await setUpWorld(h);
       await h.sim.createInstallation({

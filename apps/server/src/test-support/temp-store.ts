@@ -8,15 +8,17 @@ import { createMigratedTestDatabase, createTestDatabase, TEST_STORE } from './te
  * A migrated store of the kind under test (TEST_STORE): a SQLite file in a fresh temporary
  * directory, or a fresh PostgreSQL database, copied from the migrated template unless
  * `fromScratch` (the tests of the migrations themselves) asks for every migration to run on an
- * empty one. `dispose` closes and deletes it.
+ * empty one, or `unmigrated` for no migration at all (a test that migrates step by step).
+ * `dispose` closes and deletes it.
  */
 export async function openTempStore(
-  options: { fromScratch?: boolean } = {},
+  options: { fromScratch?: boolean; unmigrated?: boolean } = {},
 ): Promise<{ store: Store; path: string; dispose(): Promise<void> }> {
+  const empty = options.fromScratch || options.unmigrated;
   if (TEST_STORE === 'postgres') {
-    const database = options.fromScratch ? await createTestDatabase() : await createMigratedTestDatabase();
+    const database = empty ? await createTestDatabase() : await createMigratedTestDatabase();
     const store = await openStore({ kind: 'postgres', url: database.url, poolSize: 4 });
-    await store.migrate();
+    if (!options.unmigrated) await store.migrate();
     return {
       store,
       path: database.url,
@@ -29,7 +31,7 @@ export async function openTempStore(
   const dir = mkdtempSync(join(tmpdir(), 'zekt-store-'));
   const path = join(dir, 'zekt.db');
   const store = await openStore({ kind: 'sqlite', path });
-  await store.migrate();
+  if (!options.unmigrated) await store.migrate();
   return {
     store,
     path,

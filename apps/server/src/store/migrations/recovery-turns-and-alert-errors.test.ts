@@ -1,36 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_STORE } from '../../test-support/test-database.js';
-import { openStore, type Store } from '../store.js';
+import { openTempStore } from '../../test-support/temp-store.js';
+import { TEST_STORE } from '../../test-support/test-database.js';
+import type { Store } from '../store.js';
 import { isUniqueViolation } from '../store-errors.js';
 import { createMigrationProvider } from './index.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
 describe(`0011-recovery-turns-and-alert-errors (${TEST_STORE})`, () => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const disposals: Array<() => Promise<void>> = [];
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    for (const dispose of disposals.splice(0)) await dispose();
   });
 
   async function emptyStore(): Promise<Store> {
-    if (TEST_STORE === 'postgres') {
-      const database = await createTestDatabase();
-      const store = await openStore({ kind: 'postgres', url: database.url, poolSize: 4 });
-      cleanups.push(
-        () => database.drop(),
-        () => store.close(),
-      );
-      return store;
-    }
-    const dir = mkdtempSync(join(tmpdir(), 'zekt-migration-'));
-    const store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
-    cleanups.push(
-      async () => rmSync(dir, { recursive: true, force: true }),
-      () => store.close(),
-    );
+    const { store, dispose } = await openTempStore({ unmigrated: true });
+    disposals.push(dispose);
     return store;
   }
 
