@@ -37,29 +37,29 @@ export interface RecoveryTurnCandidate {
 }
 
 /**
- * Which running recovery a worker works on next, one batch at a time: among those free (never
- * leased, or the lease expired) or already its own, the one whose last batch started longest ago —
- * one never started counts from its creation — and the older one when two are even. Every running
- * recovery of every connection gets a batch in turn: a recovery of 90 days of failures no longer
- * holds another tenant's recovery of an hour behind it until it ends.
+ * The running recoveries a worker may work on next, one batch at a time, in the order it tries to
+ * take them: those free (never leased, or the lease expired) or already its own, the one whose
+ * last batch started longest ago first — one never started counts from its creation — and the
+ * older one when two are even. Every running recovery of every connection gets a batch in turn: a
+ * recovery of 90 days of failures no longer holds another tenant's recovery of an hour behind it
+ * until it ends. A worker that loses the first to another worker takes the next.
  *
- * @example nextRecoveryTurn([{ recoveryId: 'a', turnAt: 5, createdAt: 1, leaseOwner: 'w', leaseExpiresAt: 9 },
- *   { recoveryId: 'b', turnAt: null, createdAt: 3, leaseOwner: null, leaseExpiresAt: null }], 'w', 6) // b
+ * @example recoveryTurns([{ recoveryId: 'a', turnAt: 5, createdAt: 1, leaseOwner: 'w', leaseExpiresAt: 9 },
+ *   { recoveryId: 'b', turnAt: null, createdAt: 3, leaseOwner: null, leaseExpiresAt: null }], 'w', 6) // [b, a]
  */
-export function nextRecoveryTurn<T extends RecoveryTurnCandidate>(
+export function recoveryTurns<T extends RecoveryTurnCandidate>(
   running: readonly T[],
   owner: string,
   now: number,
-): T | undefined {
-  const takeable = running.filter(
-    (r) => r.leaseOwner === owner || r.leaseExpiresAt === null || r.leaseExpiresAt <= now,
-  );
+): T[] {
   const waitingSince = (r: T) => r.turnAt ?? r.createdAt;
-  return takeable.reduce<T | undefined>((best, r) => {
-    if (best === undefined) return r;
-    const [a, b] = [waitingSince(r), waitingSince(best)];
-    return a < b || (a === b && r.recoveryId < best.recoveryId) ? r : best;
-  }, undefined);
+  return running
+    .filter((r) => r.leaseOwner === owner || r.leaseExpiresAt === null || r.leaseExpiresAt <= now)
+    .sort(
+      (a, b) =>
+        waitingSince(a) - waitingSince(b) ||
+        (a.recoveryId < b.recoveryId ? -1 : a.recoveryId > b.recoveryId ? 1 : 0),
+    );
 }
 
 export type WindowCheck = { ok: true } | { ok: false; reason: string };

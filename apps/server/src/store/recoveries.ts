@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { nextRecoveryTurn, RECOVERABLE_STATES, type RecoverableState } from '../domain/recovery.js';
+import { RECOVERABLE_STATES, type RecoverableState, recoveryTurns } from '../domain/recovery.js';
 import type { KeysetPage } from './page.js';
 import type { Database, DeliveryRow, RecoveryRow } from './schema.js';
 
@@ -149,9 +149,9 @@ export function listRecoveries(
 }
 
 /**
- * Takes the running recovery whose turn it is (domain/recovery.ts `nextRecoveryTurn`) for one
- * batch: its lease is `owner`'s and its turn starts now. The conditional update is the claim: two
- * workers never both win the same row; the loser takes no recovery this time and asks again.
+ * Takes the running recovery whose turn it is (domain/recovery.ts `recoveryTurns`) for one batch:
+ * its lease is `owner`'s and its turn starts now. The conditional update is the claim: two workers
+ * never both win the same row; the loser tries the next in turn.
  */
 export async function claimRecovery(
   db: Kysely<Database>,
@@ -164,7 +164,7 @@ export async function claimRecovery(
     .select(['recovery_id', 'turn_at', 'created_at', 'lease_owner', 'lease_expires_at'])
     .where('status', '=', 'running')
     .execute();
-  const next = nextRecoveryTurn(
+  const turns = recoveryTurns(
     running.map((row) => ({
       recoveryId: row.recovery_id,
       turnAt: row.turn_at,
@@ -175,21 +175,24 @@ export async function claimRecovery(
     owner,
     now,
   );
-  if (!next) return undefined;
-  return db
-    .updateTable('recoveries')
-    .set({ lease_owner: owner, lease_expires_at: now + leaseMs, turn_at: now, updated_at: now })
-    .where('recovery_id', '=', next.recoveryId)
-    .where('status', '=', 'running')
-    .where((eb) =>
-      eb.or([
-        eb('lease_owner', '=', owner),
-        eb('lease_expires_at', 'is', null),
-        eb('lease_expires_at', '<=', now),
-      ]),
-    )
-    .returningAll()
-    .executeTakeFirst();
+  for (const { recoveryId } of turns) {
+    const claimed = await db
+      .updateTable('recoveries')
+      .set({ lease_owner: owner, lease_expires_at: now + leaseMs, turn_at: now, updated_at: now })
+      .where('recovery_id', '=', recoveryId)
+      .where('status', '=', 'running')
+      .where((eb) =>
+        eb.or([
+          eb('lease_owner', '=', owner),
+          eb('lease_expires_at', 'is', null),
+          eb('lease_expires_at', '<=', now),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (claimed) return claimed;
+  }
+  return undefined;
 }
 
 /**
