@@ -32,8 +32,6 @@ beforeAll(async () => {
   });
   ({ sim, zektUrl, zektEnv } = stack);
   await processes.startZekt(zektUrl, zektEnv, ['--role', 'api']);
-  await processes.startWorker({ ...zektEnv, ZEKT_WORKER_ID: 'worker-1' });
-  await processes.startWorker({ ...zektEnv, ZEKT_WORKER_ID: 'worker-2' });
   world = await setUpRemoteWorld({ processes, sim, zektUrl, zektEnv, workflow: 'deploy.yml' });
   store = await openStore(loadStoreConfig(zektEnv));
 }, 120_000);
@@ -55,6 +53,9 @@ describe('concurrent bulk recoveries of one connection', () => {
       repeat: true,
     });
     const since = new Date(Date.now() - 60_000).toISOString();
+    // A worker dispatches them (and fails them); it is gone before the recovery is asked for, so
+    // no recovery can end while the requests to start one are still being answered.
+    const dispatcher = await processes.startWorker({ ...zektEnv, ZEKT_WORKER_ID: 'worker-0' });
     for (let i = 0; i < FAILED; i++) {
       const run = await json('POST', `${sim.url}/_sim/repos/acme/api/runs`, { workflow: 'deploy.yml' });
       expect(run.status).toBe(201);
@@ -70,6 +71,7 @@ describe('concurrent bulk recoveries of one connection', () => {
         : undefined;
     }, 60_000);
     await json('DELETE', `${sim.url}/_sim/faults`);
+    await processes.kill(dispatcher);
 
     const base = `${zektUrl}/api/v1/connections/${world.subscriptionId}/recoveries`;
     const answers = await Promise.all(
@@ -92,7 +94,9 @@ describe('concurrent bulk recoveries of one connection', () => {
       .execute();
     expect(running.map((row) => row.recovery_id)).toEqual([recoveryId]);
 
-    // The two workers run it.
+    // Two workers run it.
+    await processes.startWorker({ ...zektEnv, ZEKT_WORKER_ID: 'worker-1' });
+    await processes.startWorker({ ...zektEnv, ZEKT_WORKER_ID: 'worker-2' });
     const done = await eventually(async () => {
       const answer = await json('GET', `${base}/${recoveryId}`, undefined, world.bob);
       return answer.body.status === 'completed' ? (answer.body as JsonBody) : undefined;
