@@ -114,14 +114,55 @@ describe('console login settings', () => {
     expect(config.github).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
   });
 
-  it("takes the worker's probe port and the optional metrics token", () => {
-    expect(loadConfig(complete).metrics).toEqual({ workerPort: 9464, token: null });
+  it('refuses an alert URL with credentials, without quoting them', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    for (const url of ['https://ops:hunter2@alerts.example/zekt', 'https://ops@alerts.example/zekt']) {
+      const problems = problemsOf({ ...complete, ZEKT_ALERT_URL: url, ZEKT_ALERT_SECRET: secret });
+      expect(problems).toEqual([
+        'ZEKT_ALERT_URL must not hold a user name or password (https://user:pass@host/…): the receiver verifies alerts by their signature (ZEKT_ALERT_SECRET); remove the credentials from the URL',
+      ]);
+    }
     expect(
-      loadConfig({ ...complete, ZEKT_METRICS_PORT: '0', ZEKT_METRICS_TOKEN: 'a'.repeat(32) }).metrics,
-    ).toEqual({ workerPort: 0, token: 'a'.repeat(32) });
+      problemsOf({
+        ...complete,
+        ZEKT_ALERT_URL: 'ftp://ops:hunter2@alerts.example/',
+        ZEKT_ALERT_SECRET: secret,
+      }),
+    ).toEqual(['ZEKT_ALERT_URL must be a http: or https: URL (got "ftp://***@alerts.example/")']);
+    expect(
+      loadConfig({ ...complete, ZEKT_ALERT_URL: 'https://alerts.example/zekt', ZEKT_ALERT_SECRET: secret })
+        .alerts.url,
+    ).toBe('https://alerts.example/zekt');
+  });
+
+  it('serves metrics on a private port by default; on the API port only when asked, and then with a token', () => {
+    expect(loadConfig(complete).metrics).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+      onApiPort: false,
+      token: null,
+    });
+    expect(
+      loadConfig({
+        ...complete,
+        ZEKT_METRICS_PORT: '0',
+        ZEKT_METRICS_HOST: '0.0.0.0',
+        ZEKT_METRICS_ON_API_PORT: 'true',
+        ZEKT_METRICS_TOKEN: 'a'.repeat(32),
+      }).metrics,
+    ).toEqual({ port: 0, host: '0.0.0.0', onApiPort: true, token: 'a'.repeat(32) });
     expect(problemsOf({ ...complete, ZEKT_METRICS_PORT: '70000', ZEKT_METRICS_TOKEN: 'short' })).toEqual([
       'ZEKT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 16): it is all that keeps /metrics from anyone who reaches the port',
       'ZEKT_METRICS_PORT must be a whole number from 0 to 65535 (got "70000")',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_METRICS_ON_API_PORT: 'true' })).toEqual([
+      'ZEKT_METRICS_ON_API_PORT=true puts /metrics on the public API port: set ZEKT_METRICS_TOKEN too (openssl rand -hex 16), or scrape the private ZEKT_METRICS_PORT instead',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_METRICS_ON_API_PORT: 'yes' })).toEqual([
+      'ZEKT_METRICS_ON_API_PORT must be true or false (got "yes")',
+    ]);
+    expect(problemsOf({ ...complete, PORT: '9464' })).toEqual([
+      "ZEKT_METRICS_PORT (9464) must differ from PORT: the metrics port is private, the API's is public",
     ]);
   });
 });

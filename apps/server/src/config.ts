@@ -57,11 +57,15 @@ export interface Config {
   alerts: { url: string | null; secret: string | null; dedupWindowMs: number };
   /** Names this process's delivery leases (default: random per process). */
   workerId: string | null;
-  /** `/metrics` and the worker's probe port (docs/operations.md, *Metrics*). */
+  /** `/metrics` and the probe port every process serves (docs/operations.md, *Metrics*). */
   metrics: {
-    /** Port a worker-only process serves `/healthz`, `/readyz` and `/metrics` on (0: any free port). */
-    workerPort: number;
-    /** Bearer token `/metrics` requires; null: open (it names no account and holds no secret). */
+    /** Port every process serves `/metrics`, `/healthz` and `/readyz` on (0: any free port). */
+    port: number;
+    /** Interface that port listens on: loopback unless the operator opens it. */
+    host: string;
+    /** Serve `/metrics` on the API's public port too (requires `token`). */
+    onApiPort: boolean;
+    /** Bearer token `/metrics` requires; null: none (the metrics port is private by default). */
     token: string | null;
   };
   logLevel: string;
@@ -269,11 +273,22 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   },
   {
     name: 'ZEKT_METRICS_PORT',
-    description: 'port a --role worker process serves /healthz, /readyz and /metrics on (default 9464)',
+    description:
+      'private port every process serves /metrics, /healthz and /readyz on (default 9464, 0 = any free)',
+  },
+  {
+    name: 'ZEKT_METRICS_HOST',
+    description: 'interface the metrics port listens on (default 127.0.0.1: this machine only)',
+  },
+  {
+    name: 'ZEKT_METRICS_ON_API_PORT',
+    description:
+      'true: serve /metrics on the public API port too; requires ZEKT_METRICS_TOKEN (default false)',
   },
   {
     name: 'ZEKT_METRICS_TOKEN',
-    description: 'bearer token /metrics requires (default: none, /metrics is open)',
+    description:
+      'bearer token /metrics requires; wrong ones count towards ZEKT_AUTH_FAILURE_LIMIT (default: none)',
   },
   { name: 'LOG_LEVEL', description: `one of ${LOG_LEVELS.join(', ')} (default info)` },
   { name: 'NODE_ENV', description: 'production refuses development defaults (default development)' },
@@ -312,21 +327,33 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     return parsed;
   };
 
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (raw !== 'true' && raw !== 'false') {
+      problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
+      return fallback;
+    }
+    return raw === 'true';
+  };
+
   const port = integer('PORT', 3000, 0, 65535);
   const host = value('HOST') ?? '0.0.0.0';
 
   const url = (name: string, fallback: string | undefined, protocols: string[]): string | undefined => {
     const raw = value(name) ?? fallback;
     if (raw === undefined) return undefined;
+    // Errors quote the value, never credentials written into it.
+    const shown = JSON.stringify(raw.replace(/\/\/[^/@\s]*@/, '//***@'));
     try {
       const parsed = new URL(raw);
       if (!protocols.includes(parsed.protocol)) {
-        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got ${JSON.stringify(raw)})`);
+        problems.push(`${name} must be a ${protocols.join(' or ')} URL (got ${shown})`);
         return undefined;
       }
       return raw.replace(/\/+$/, '');
     } catch {
-      problems.push(`${name} must be an absolute URL (got ${JSON.stringify(raw)})`);
+      problems.push(`${name} must be an absolute URL (got ${shown})`);
       return undefined;
     }
   };
@@ -443,7 +470,15 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       notStartedAfterMs = parsed;
     }
   }
-  const alertUrl = url('ZEKT_ALERT_URL', undefined, ['http:', 'https:']) ?? null;
+  let alertUrl = url('ZEKT_ALERT_URL', undefined, ['http:', 'https:']) ?? null;
+  if (alertUrl !== null && hasUserinfo(alertUrl)) {
+    // fetch refuses such a URL, and its error quotes it whole: every send would fail and put the
+    // password in front of the tenants the alerts are about.
+    problems.push(
+      'ZEKT_ALERT_URL must not hold a user name or password (https://user:pass@host/…): the receiver verifies alerts by their signature (ZEKT_ALERT_SECRET); remove the credentials from the URL',
+    );
+    alertUrl = null;
+  }
   if (mode === 'production' && alertUrl?.startsWith('http://')) {
     problems.push(
       `ZEKT_ALERT_URL must use https in production: alerts name accounts, repositories and their health (got ${JSON.stringify(alertUrl)})`,
@@ -464,6 +499,18 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   if (metricsToken !== null && metricsToken.length < 16) {
     problems.push(
       'ZEKT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 16): it is all that keeps /metrics from anyone who reaches the port',
+    );
+  }
+  const metricsPort = integer('ZEKT_METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) {
+    problems.push(
+      `ZEKT_METRICS_PORT (${metricsPort}) must differ from PORT: the metrics port is private, the API's is public`,
+    );
+  }
+  const metricsOnApiPort = flag('ZEKT_METRICS_ON_API_PORT', false);
+  if (metricsOnApiPort && metricsToken === null) {
+    problems.push(
+      'ZEKT_METRICS_ON_API_PORT=true puts /metrics on the public API port: set ZEKT_METRICS_TOKEN too (openssl rand -hex 16), or scrape the private ZEKT_METRICS_PORT instead',
     );
   }
 
@@ -512,7 +559,12 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       compileTimeoutMs: 10_000,
     },
     workerId: value('ZEKT_WORKER_ID') ?? null,
-    metrics: { workerPort: integer('ZEKT_METRICS_PORT', 9464, 0, 65535), token: metricsToken },
+    metrics: {
+      port: metricsPort,
+      host: value('ZEKT_METRICS_HOST') ?? '127.0.0.1',
+      onApiPort: metricsOnApiPort,
+      token: metricsToken,
+    },
     logLevel,
     http: {
       requestTimeoutMs: integer('ZEKT_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
@@ -531,6 +583,11 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function hasUserinfo(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.username !== '' || parsed.password !== '';
 }
 
 /**

@@ -70,6 +70,8 @@ export interface Zekt {
    * or a worker-only process's probe port (`/healthz`, `/readyz`, `/metrics`).
    */
   start(): Promise<string | null>;
+  /** Where this process serves `/metrics`, `/healthz` and `/readyz` (ZEKT_METRICS_PORT), once started. */
+  readonly metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -324,18 +326,21 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     })),
     schemaChecks,
     alerts,
+    metricsOnApiPort: config.metrics.onApiPort,
   });
-  // A worker-only process has no API, but is probed and scraped like any other process.
-  const probes =
-    role === 'worker'
-      ? await buildProbeApp({
-          store,
-          logger,
-          scrapeMetrics: () => metrics.scrape(),
-          metricsToken: config.metrics.token,
-          notReadyReason: options.notReadyReason ?? (() => null),
-        })
-      : null;
+  // Every process is scraped (and a worker-only one, which has no API, probed) on a port of its
+  // own, private by default: the API's port is public.
+  const probes = await buildProbeApp({
+    store,
+    clock,
+    logger,
+    scrapeMetrics: () => metrics.scrape(),
+    metricsToken: config.metrics.token,
+    limits: config.limits,
+    http: config.http,
+    notReadyReason: options.notReadyReason ?? (() => null),
+  });
+  let metricsUrl: string | null = null;
 
   if (role !== 'api') {
     routerLoop = createWorkerLoop({
@@ -448,6 +453,11 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     alerts,
     metrics,
     async start() {
+      metricsUrl = await listenOn(probes, {
+        host: config.metrics.host,
+        port: config.metrics.port,
+        setting: 'ZEKT_METRICS_PORT',
+      });
       routerLoop?.start();
       dispatchLoop?.start();
       sweepLoop?.start();
@@ -455,18 +465,17 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       notStartedLoop?.start();
       alertLoop?.start();
       recoveryLoop?.start();
-      if (probes) {
+      if (role === 'worker') {
         await http.ready();
-        return listenOn(probes, {
-          host: config.host,
-          port: config.metrics.workerPort,
-          setting: 'ZEKT_METRICS_PORT',
-        });
+        return metricsUrl;
       }
       return listenOn(http, { host: config.host, port: config.port, setting: 'PORT' });
     },
+    get metricsUrl() {
+      return metricsUrl;
+    },
     async stop() {
-      await probes?.close();
+      await probes.close();
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();

@@ -1,18 +1,24 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAlertService } from '../src/alerts/alert-service.js';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
+import { parseWebhookSecret } from '../src/security/standard-webhooks.js';
 import {
   makeDurable,
   runWhileConsumerRefuses,
   setUpWorld,
   type World,
 } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { eventually, freePort, type Harness, startHarness } from '../src/test-support/harness.js';
 import { verifyStandardWebhook } from '../src/test-support/standard-webhooks-verifier.js';
 
 /**
@@ -28,20 +34,22 @@ interface Received {
 async function startAlertReceiver() {
   const received: Received[] = [];
   let status = 200;
+  let location: string | undefined;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(status).end();
+      res.writeHead(status, location === undefined ? {} : { location }).end();
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/zekt-alerts`,
     received,
-    answer(next: number) {
+    answer(next: number, redirectTo?: string) {
       status = next;
+      location = redirectTo;
     },
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
@@ -96,7 +104,7 @@ describe('alerts', () => {
         kind: 'connection.critical',
         status: 'pending',
         attempts: 1,
-        lastError: 'the alert receiver answered HTTP 503',
+        lastError: 'error_status',
       },
     ]);
 
@@ -185,6 +193,42 @@ describe('alerts', () => {
     expect(await h.zekt.alerts.raise({ ...again, subject: 'sub_other', data: {} })).toBe(true);
   });
 
+  it("does not follow the receiver's redirects: a 3xx is a failed send (redirect), nothing reaches the other host", async () => {
+    const elsewhere = await startAlertReceiver();
+    try {
+      await runWhileConsumerRefuses(h, 404);
+      await eventually(async () => {
+        const page = await h.call('GET', '/api/v1/deliveries', { token: world.consumerToken });
+        return page.body.deliveries?.[0]?.deliveryStatus === 'Failed' ? true : undefined;
+      });
+      await h.zekt.alerts.checkHealth();
+      const sends: Array<[number, number, number]> = [
+        [1, 307, 10_000],
+        [2, 302, 60_000],
+        [3, 308, 0],
+      ];
+      let alertId: string | undefined;
+      for (const [attempt, status, untilNext] of sends) {
+        receiver.answer(status, elsewhere.url);
+        await h.zekt.alerts.sendDue();
+        const alert = await eventually(async () => {
+          const answer = await h.call('GET', '/api/v1/alerts', { token: world.consumerToken });
+          const found = answer.body.alerts.find((a: { id: string; kind: string }) =>
+            alertId === undefined ? a.kind === 'connection.critical' : a.id === alertId,
+          );
+          return found?.attempts === attempt ? found : undefined;
+        });
+        alertId = alert.id;
+        expect(alert).toMatchObject({ status: 'pending', lastError: 'redirect' });
+        clock.advance(untilNext);
+      }
+      expect(receiver.received.filter((r) => r.headers['webhook-id'] === alertId)).toHaveLength(3);
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('raises delivery.exhausted when a durable delivery has used its retry schedule', async () => {
     await makeDurable(h, world);
     await runWhileConsumerRefuses(h, 503);
@@ -254,31 +298,111 @@ describe('alerts about deliveries not started', () => {
   });
 });
 
-describe('alert settings', () => {
-  it('refuses to start in production with a non-https ZEKT_ALERT_URL, naming the setting', () => {
-    const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name),
-      ),
-    );
-    const result = spawnSync(process.execPath, [cli, 'serve'], {
+/**
+ * `zekt serve` (the build) with the settings it requires and these, on a data directory of its
+ * own; stopped after 20 s should it start instead of refusing, so the test fails rather than hangs.
+ */
+function serveWith(env: Record<string, string>) {
+  const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'zekt-alert-settings-'));
+  try {
+    return spawnSync(process.execPath, [cli, 'serve'], {
       encoding: 'utf8',
+      timeout: 20_000,
       env: {
         ...clean,
-        NODE_ENV: 'production',
-        ZEKT_BASE_URL: 'https://zekt.example.com',
+        PORT: '0',
+        ZEKT_METRICS_PORT: '0',
+        ZEKT_DATA_DIR: dataDir,
         GITHUB_APP_ID: '1',
         GITHUB_PRIVATE_KEY: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----',
         GITHUB_WEBHOOK_SECRET: 'whsec',
         ZEKT_SECRET: 'f'.repeat(64),
-        ZEKT_ALERT_URL: 'http://alerts.example.com/zekt',
         ZEKT_ALERT_SECRET: secret,
+        ...env,
       },
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+describe('alert settings', () => {
+  it('refuses to start in production with a non-https ZEKT_ALERT_URL, naming the setting', () => {
+    const result = serveWith({
+      NODE_ENV: 'production',
+      ZEKT_BASE_URL: 'https://zekt.example.com',
+      ZEKT_ALERT_URL: 'http://alerts.example.com/zekt',
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('ZEKT_ALERT_URL must use https in production');
     expect(result.stderr).not.toContain('    at ');
+  });
+});
+
+describe('alert receiver credentials', () => {
+  it('refuses ZEKT_ALERT_URL with a user name or password at start, naming the setting, never quoting the password', () => {
+    const result = serveWith({ ZEKT_ALERT_URL: 'http://ops:hunter2@127.0.0.1:9/zekt-alerts' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('ZEKT_ALERT_URL must not hold a user name or password');
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toContain('    at ');
+  });
+
+  it("shows the account's members an error category, never the receiver's error; the operator's log has no credentials", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const h = await startHarness({ env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
+    try {
+      const world = await setUpWorld(h);
+      const globex = await h.zekt.store.db
+        .selectFrom('accounts')
+        .select('account_id')
+        .where('login', '=', 'globex')
+        .executeTakeFirstOrThrow();
+      // A closed port, and a URL with credentials as an older version accepted: the service is
+      // built the way createZekt builds it, from settings that skip the start-up check.
+      const closed = await freePort();
+      for (const [url, category] of [
+        [`http://ops:hunter2@127.0.0.1:${closed}/zekt-alerts`, 'unreachable'],
+        [`http://127.0.0.1:${closed}/zekt-alerts?token=hunter2`, 'unreachable'],
+      ] as const) {
+        await h.zekt.store.db.deleteFrom('alerts').execute();
+        const alerts = createAlertService({
+          store: h.zekt.store,
+          clock: { now: () => Date.now() },
+          logger: pino({ level: 'info' }, sink),
+          settings: { url, key: parseWebhookSecret(secret), dedupWindowMs: 0 },
+          owner: 'alerts-test',
+        });
+        await alerts.raise({
+          accountId: Number(globex.account_id),
+          kind: 'connection.critical',
+          subject: world.subscriptionId,
+          data: { connectionId: world.subscriptionId },
+        });
+        expect(await alerts.sendDue()).toBe(1);
+        const listed = await h.call('GET', '/api/v1/alerts', { token: world.consumerToken });
+        expect(listed.body.alerts).toMatchObject([{ status: 'pending', attempts: 1, lastError: category }]);
+        expect(JSON.stringify(listed.body)).not.toContain('hunter2');
+      }
+      const warnings = lines.filter((line) => line.includes('alert not sent'));
+      expect(warnings).toHaveLength(2);
+      for (const line of warnings) {
+        expect(JSON.parse(line)).toMatchObject({ category: 'unreachable', error: expect.any(String) });
+      }
+      expect(lines.join('')).not.toContain('hunter2');
+    } finally {
+      await h.close();
+    }
   });
 });
 

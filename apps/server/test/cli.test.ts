@@ -114,6 +114,8 @@ describe('zekt CLI', () => {
         ...serviceSettings,
         ZEKT_DATA_DIR: dataDir,
         PORT: String(port),
+        // Tests share the machine: a free metrics port.
+        ZEKT_METRICS_PORT: '0',
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -102,7 +102,7 @@ describe('crash recovery', () => {
     });
     await processes.kill(server);
 
-    await processes.startZekt(zektUrl, shortLease);
+    const { metricsUrl } = await processes.startZektWithMetrics(zektUrl, shortLease);
     const correlationId = String(run.body.run.id);
     const record = await eventually(async () => {
       const list = await json('GET', `${zektUrl}/api/v1/deliveries`, undefined, world.alice);
@@ -127,7 +127,7 @@ describe('crash recovery', () => {
     }>;
     expect(dispatched.filter((d) => d.clientPayload.zekt.correlationId === correlationId)).toHaveLength(1);
     // The new process saw the gap the dead one left: one lease reclaimed, one attempt accepted.
-    const metrics = parsePrometheusText(await (await fetch(`${zektUrl}/metrics`)).text());
+    const metrics = parsePrometheusText(await (await fetch(`${metricsUrl}/metrics`)).text());
     expect(sampleValue(metrics, 'zekt_lost_leases_total', { kind: 'reclaimed' })).toBe(1);
     expect(sampleValue(metrics, 'zekt_lost_leases_total', { kind: 'taken_over' })).toBe(0);
     expect(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../src/test-support/harness.js';
+import { eventually, startHarness } from '../src/test-support/harness.js';
 import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
 import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
 import { type Exposition, parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
@@ -9,8 +9,9 @@ import { TEST_STORE } from '../src/test-support/test-database.js';
 /**
  * Metrics and probes on every process (issue 12 §1), as deployed: the built `zekt serve` and the
  * simulator as separate processes. On PostgreSQL an api process and a worker-only process share
- * the store (the worker is scraped and probed on its own port); on SQLite one process runs every
- * role. Real runs go through the simulator and the counters are read from scrapes before and after.
+ * the store; on SQLite one process runs every role. Every process serves `/metrics` on a private
+ * port of its own (loopback by default), never on the API's public port unless told to. Real runs
+ * go through the simulator and the counters are read from scrapes before and after.
  */
 const TOKEN = 'metrics-token-for-tests-0123456789';
 const RUNS = 4;
@@ -19,23 +20,34 @@ let stack: ProcessStack;
 let sim: SimProcessInfo;
 let zektUrl: string;
 let zektEnv: Record<string, string>;
-/** Where the dispatcher runs: the worker's probe port on PostgreSQL, the one process on SQLite. */
+/** The metrics port of the process that answers the API. */
+let apiMetricsUrl: string;
+/** Where the dispatcher runs: the worker's probe port on PostgreSQL, the one process's on SQLite. */
 let workerUrl: string;
+const WRONG_TOKENS_A_MINUTE = 5;
 let world: RemoteWorld;
 
 beforeAll(async () => {
   stack = await prepareProcessStack(processes, {
     name: 'metrics',
     // Pacing on, fast enough for a test: its delays are measured too.
-    env: { ZEKT_METRICS_TOKEN: TOKEN, ZEKT_INSTALLATION_DISPATCH_RATE: '600', ZEKT_POLL_INTERVAL_MS: '200' },
+    env: {
+      ZEKT_METRICS_TOKEN: TOKEN,
+      ZEKT_INSTALLATION_DISPATCH_RATE: '600',
+      ZEKT_POLL_INTERVAL_MS: '200',
+      ZEKT_AUTH_FAILURE_LIMIT: String(WRONG_TOKENS_A_MINUTE),
+    },
   });
   ({ sim, zektUrl, zektEnv } = stack);
   if (TEST_STORE === 'postgres') {
-    await processes.startZekt(zektUrl, zektEnv, ['--role', 'api']);
+    ({ metricsUrl: apiMetricsUrl } = await processes.startZektWithMetrics(zektUrl, zektEnv, [
+      '--role',
+      'api',
+    ]));
     ({ url: workerUrl } = await processes.startProbedWorker(zektEnv));
   } else {
-    await processes.startZekt(zektUrl, zektEnv);
-    workerUrl = zektUrl;
+    ({ metricsUrl: apiMetricsUrl } = await processes.startZektWithMetrics(zektUrl, zektEnv));
+    workerUrl = apiMetricsUrl;
   }
   world = await setUpRemoteWorld({ processes, sim, zektUrl, zektEnv, workflow: 'deploy.yml' });
 }, 90_000);
@@ -55,7 +67,7 @@ describe('metrics and probes on every process', () => {
   it('counts webhooks, messages, dispatch attempts and end-to-end latency under real load', {
     timeout: 60_000,
   }, async () => {
-    const apiBefore = await scrape(zektUrl);
+    const apiBefore = await scrape(apiMetricsUrl);
     const workerBefore = await scrape(workerUrl);
 
     for (let i = 0; i < RUNS; i++) {
@@ -91,7 +103,7 @@ describe('metrics and probes on every process', () => {
         ? exposition
         : undefined;
     }, 20_000);
-    const apiAfter = await scrape(zektUrl);
+    const apiAfter = await scrape(apiMetricsUrl);
     const moved = (
       after: Exposition,
       before: Exposition,
@@ -147,7 +159,7 @@ describe('metrics and probes on every process', () => {
 
     // Nothing that names a tenant or a secret.
     for (const text of [
-      await (await fetchMetrics(zektUrl, TOKEN)).text(),
+      await (await fetchMetrics(apiMetricsUrl, TOKEN)).text(),
       await (await fetchMetrics(workerUrl, TOKEN)).text(),
     ]) {
       for (const word of [
@@ -176,12 +188,28 @@ describe('metrics and probes on every process', () => {
       expect(api.status).toBe(404);
       expect(api.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(((await api.json()) as { code: string }).code).toBe('route_not_found');
-      expect(workerUrl).not.toBe(zektUrl);
+      expect(workerUrl).not.toBe(apiMetricsUrl);
     }
   });
 
+  it("keeps /metrics off the API's public port, and the metrics port on loopback", async () => {
+    for (const token of [undefined, TOKEN]) {
+      const onApiPort = await fetchMetrics(zektUrl, token);
+      expect(onApiPort.status).toBe(404);
+      expect(onApiPort.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await onApiPort.json()) as { code: string }).code).toBe('route_not_found');
+    }
+    for (const url of [apiMetricsUrl, workerUrl]) {
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+      expect(new URL(url).port).not.toBe(new URL(zektUrl).port);
+      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'ok' });
+    }
+    // The API's own probes stay on its port, for the load balancer.
+    expect((await fetch(`${zektUrl}/readyz`)).status).toBe(200);
+  });
+
   it('refuses a scrape without the metrics token, or with a wrong one, as problem+json', async () => {
-    for (const url of new Set([zektUrl, workerUrl])) {
+    for (const url of new Set([apiMetricsUrl, workerUrl])) {
       for (const [token, code] of [
         [undefined, 'unauthenticated'],
         ['wrong-token', 'invalid_token'],
@@ -196,6 +224,33 @@ describe('metrics and probes on every process', () => {
       }
     }
   });
+
+  // Last: it locks this client out of /metrics until the minute ends.
+  it('limits wrong metrics tokens per client: 429 before the token is compared, apart from the API', {
+    timeout: 45_000,
+  }, async () => {
+    // Counts are per minute: start early in one, so the guesses and the checks share it.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+    // Should the minute turn anyway, its count starts again: at most twice the limit.
+    let refused: Response | undefined;
+    for (let guess = 0; guess <= 2 * WRONG_TOKENS_A_MINUTE + 1 && refused === undefined; guess++) {
+      const answer = await fetchMetrics(apiMetricsUrl, `wrong-token-${guess}`);
+      if (answer.status === 429) refused = answer;
+      else expect(answer.status).toBe(401);
+    }
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused!.json()) as { code: string }).code).toBe('rate_limited');
+    // Counted in the store: the worker's metrics port refuses this client too, even the right token
+    // (nothing is compared any more, so the limit is no oracle)…
+    const right = await fetchMetrics(workerUrl, TOKEN);
+    expect([right.status, ((await right.json()) as { code: string }).code]).toEqual([429, 'rate_limited']);
+    // …while the API, whose failed authentications are counted apart, still answers this client.
+    const me = await json('GET', `${zektUrl}/api/v1/me`, undefined, world.alice);
+    expect(me.status).toBe(200);
+  });
 });
 
 function fetchMetrics(url: string, token: string | undefined): Promise<Response> {
@@ -204,3 +259,27 @@ function fetchMetrics(url: string, token: string | undefined): Promise<Response>
     token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } },
   );
 }
+
+describe('metrics on the API port, when the operator asks for it', () => {
+  it('serves /metrics on the public port too with ZEKT_METRICS_ON_API_PORT=true, behind the token', async () => {
+    const h = await startHarness({
+      env: { ZEKT_METRICS_ON_API_PORT: 'true', ZEKT_METRICS_TOKEN: TOKEN },
+    });
+    try {
+      const open = await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(open.status).toBe(200);
+      expect(parsePrometheusText(await open.text()).types.get('zekt_dispatch_attempts_total')).toBe(
+        'counter',
+      );
+      const closed = await fetch(`${h.url}/metrics`);
+      expect([closed.status, ((await closed.json()) as { code: string }).code]).toEqual([
+        401,
+        'unauthenticated',
+      ]);
+      // And on its private port, as always.
+      expect((await fetchMetrics(h.zekt.metricsUrl!, TOKEN)).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});

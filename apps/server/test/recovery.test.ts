@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recover } from '../src/cli/recover.js';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
-import { createManualClock } from '../src/domain/clock.js';
+import { type Clock, createManualClock } from '../src/domain/clock.js';
 import { DAY_MS } from '../src/domain/duration.js';
 import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
@@ -11,6 +11,15 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
  * tests drive recoveries with runners of their own: one batch at a time, with the lease holder
  * and its clock chosen, as two worker processes would.
  */
+/** The service, its own recovery loop asleep (it polls once a minute) and pacing off. */
+function startRecoveryHarness(clock?: Clock): Promise<Harness> {
+  return startHarness({
+    transport: 'inject',
+    ...(clock ? { clock } : {}),
+    env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+  });
+}
+
 describe('bulk recovery', () => {
   let h: Harness;
   let world: World;
@@ -35,10 +44,7 @@ describe('bulk recovery', () => {
     h.zekt.store.db.selectFrom('deliveries').selectAll().orderBy('delivery_id').execute();
 
   beforeAll(async () => {
-    h = await startHarness({
-      transport: 'inject',
-      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
-    });
+    h = await startRecoveryHarness();
     world = await setUpWorld(h);
     await h.sim.createInstallation({
       account: { login: 'initech', type: 'Organization' },
@@ -273,11 +279,7 @@ describe('bulk recovery', () => {
 describe('bulk recovery of deliveries not started', () => {
   it('replays the durable deliveries no workflow started for, and leaves the failed ones to states=failed', async () => {
     const clock = createManualClock(Date.now());
-    const h = await startHarness({
-      transport: 'inject',
-      clock,
-      env: { ZEKT_POLL_INTERVAL_MS: '60000', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
-    });
+    const h = await startRecoveryHarness(clock);
     try {
       const world = await setUpWorld(h);
       await makeDurable(h, world);
@@ -328,6 +330,96 @@ describe('bulk recovery of deliveries not started', () => {
         .where('replay_of', 'is not', null)
         .execute();
       expect(replays).toEqual([{ replay_of: accepted?.delivery_id }]);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('bulk recoveries of several connections', () => {
+  it('share the runner: a long recovery does not hold a later one of another connection behind it', async () => {
+    const clock = createManualClock(Date.now());
+    const h = await startRecoveryHarness(clock);
+    try {
+      const world = await setUpWorld(h);
+      await h.sim.createInstallation({
+        account: { login: 'initech', type: 'Organization' },
+        repositories: ['tps'],
+        sender: { login: 'mallory' },
+      });
+      const malloryToken = await h.tokenFor('mallory');
+      const second = await h.call('POST', '/api/v1/subscriptions', {
+        token: malloryToken,
+        body: { serviceId: world.serviceId, deliversTo: 'initech/tps' },
+      });
+      expect(second.status).toBe(201);
+      await h.call('POST', `/api/v1/subscriptions/${second.body.id}/approve`, { token: world.providerToken });
+      const since = new Date(clock.now() - 60_000).toISOString();
+      // An outage at both consumers: every delivery of three runs fails, three per connection.
+      for (const repository of ['globex/app', 'initech/tps']) {
+        h.sim.injectFaults({
+          method: 'POST',
+          path: `/repos/${repository}/dispatches`,
+          faults: [{ kind: 'status', status: 503 }],
+          repeat: true,
+        });
+      }
+      for (let i = 0; i < 3; i++) await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+      await eventually(async () => {
+        const failed = await h.zekt.store.db
+          .selectFrom('deliveries')
+          .select('delivery_id')
+          .where('status', '=', 'Failed')
+          .execute();
+        return failed.length === 6 ? true : undefined;
+      }, 20_000);
+      h.sim.clearFaults();
+      // A recovery's window ends when it is made: after the failures.
+      clock.advance(1);
+
+      // The first connection's recovery is started first; the second's after it.
+      const first = await h.call('POST', `/api/v1/connections/${world.subscriptionId}/recoveries`, {
+        token: world.consumerToken,
+        body: { since },
+      });
+      clock.advance(1);
+      const later = await h.call('POST', `/api/v1/connections/${second.body.id}/recoveries`, {
+        token: malloryToken,
+        body: { since },
+      });
+      expect([first.body.total, later.body.total]).toEqual([3, 3]);
+
+      // One worker, one delivery per batch: which recovery moves at each turn.
+      const runner = createRecoveryRunner({
+        store: h.zekt.store,
+        clock,
+        wakeDispatcher: () => undefined,
+        owner: 'the-only-worker',
+        batchSize: 1,
+      });
+      const progress = async () =>
+        new Map(
+          (
+            await h.zekt.store.db
+              .selectFrom('recoveries')
+              .select(['recovery_id', 'replayed', 'status'])
+              .execute()
+          ).map((row) => [row.recovery_id, row]),
+        );
+      const turns: string[] = [];
+      for (let turn = 0; turn < 6; turn++) {
+        const before = await progress();
+        clock.advance(1);
+        expect(await runner.runOnce()).toBe(1);
+        const after = await progress();
+        const moved = [...after.keys()].filter((id) => after.get(id)!.replayed !== before.get(id)!.replayed);
+        turns.push(moved.map((id) => (id === first.body.id ? 'first' : 'later')).join(','));
+      }
+      expect(turns).toEqual(['first', 'later', 'first', 'later', 'first', 'later']);
+      while ((await runner.runOnce()) > 0) clock.advance(1);
+      const finished = await progress();
+      expect(finished.get(first.body.id)).toMatchObject({ status: 'completed', replayed: 3 });
+      expect(finished.get(later.body.id)).toMatchObject({ status: 'completed', replayed: 3 });
     } finally {
       await h.close();
     }

@@ -7671,7 +7671,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `subscription_inactive`: the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status */
+                /** @description `subscription_inactive`: the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status; `replay_conflict`: another replay of the delivery (`replayId`: a single replay, or a bulk recovery’s) was made while this one was being made, so nothing was created: the delivery is sent once, not twice. Ask again to send it once more */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7683,7 +7683,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "subscription_inactive";
+                            code: "subscription_inactive" | "replay_conflict";
                         } & {
                             [key: string]: unknown;
                         };
@@ -8603,7 +8603,7 @@ export interface paths {
                                 /** @description pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL) */
                                 status: string;
                                 attempts: number;
-                                lastError: string | null;
+                                lastError: ("unreachable" | "timeout" | "error_status" | "redirect") | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 sentAt: string | null;
@@ -9245,7 +9245,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `subscription_inactive`: the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status; `recovery_running`: the connection already has a bulk recovery running (`recoveryId`): wait for it or cancel it, so no delivery is replayed by two */
+                /** @description `subscription_inactive`: the delivery’s subscription is no longer approved (revoked, withdrawn or denied): nothing is sent to its repository any more; `statusCurrent` is its status; `recovery_running`: the connection already has a bulk recovery running (`recoveryId`), or another request started one at the same moment: wait for it or cancel it, so no delivery is replayed by two */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -28,6 +28,14 @@ const STATUSES: Record<string, { label: string; tone: Tone }> = {
   unsent: { label: 'Not sent: no alert URL', tone: 'neutral' },
 };
 
+/** Why the last send failed: the server names a category, never the receiver's own error. */
+const SEND_FAILURES: Record<string, string> = {
+  unreachable: 'the alert receiver could not be reached',
+  timeout: 'the alert receiver did not answer in time',
+  error_status: 'the alert receiver answered with an error status',
+  redirect: 'the alert receiver answered with a redirect (not followed)',
+};
+
 /** The connection or delivery an alert is about, from its data, in one line. */
 function subject(alert: Alert): string {
   const data = alert.data;
@@ -96,7 +104,14 @@ export function AlertsView() {
                         <td>{subject(alert)}</td>
                         <td>{alert.account}</td>
                         <td>
-                          <Badge tone={status.tone} title={alert.lastError ?? undefined}>
+                          <Badge
+                            tone={status.tone}
+                            title={
+                              alert.lastError
+                                ? (SEND_FAILURES[alert.lastError] ?? alert.lastError)
+                                : undefined
+                            }
+                          >
                             {status.label}
                           </Badge>
                           {alert.attempts > 0 ? (

@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type AlertKind, alertDedupKey, healthAlertKind, nextAlertAttemptAt } from '../domain/alerts.js';
+import {
+  ALERT_SEND_FAILURES,
+  type AlertKind,
+  type AlertSendFailure,
+  alertDedupKey,
+  alertSendFailure,
+  healthAlertKind,
+  nextAlertAttemptAt,
+} from '../domain/alerts.js';
 import type { Clock } from '../domain/clock.js';
 import { connectionHealth, type Health } from '../domain/health.js';
 import { newId } from '../domain/ids.js';
@@ -94,7 +102,8 @@ export function createAlertService(options: {
 
   async function send(row: { alert_id: string; payload: string; attempts: number }): Promise<void> {
     const now = clock.now();
-    let error: string | null = null;
+    let failure: AlertSendFailure | null;
+    let details: Record<string, unknown>;
     try {
       const headers = settings.key
         ? signedHeaders(settings.key, row.alert_id, Math.floor(now / 1000), row.payload)
@@ -103,21 +112,27 @@ export function createAlertService(options: {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'zekt-alerts', ...headers },
         body: row.payload,
+        redirect: 'manual',
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
       await response.body?.cancel();
-      if (!response.ok) error = `the alert receiver answered HTTP ${response.status}`;
+      failure = alertSendFailure(response.status);
+      details = { status: response.status };
     } catch (cause) {
-      error = `the alert receiver could not be reached: ${(cause as Error).message}`;
+      failure = (cause as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable';
+      details = { error: withoutAddress(describeError(cause), settings.url) };
     }
     const at = clock.now();
-    if (error === null) {
+    if (failure === null) {
       await recordAlertSend(store.db, row.alert_id, { ok: true }, at);
       return;
     }
     const retryAt = nextAlertAttemptAt(row.attempts + 1, at);
-    await recordAlertSend(store.db, row.alert_id, { ok: false, error, retryAt }, at);
-    logger.warn({ alertId: row.alert_id, retryAt }, `${error} (ZEKT_ALERT_URL)`);
+    await recordAlertSend(store.db, row.alert_id, { ok: false, error: failure, retryAt }, at);
+    logger.warn(
+      { alertId: row.alert_id, retryAt, category: failure, ...details },
+      `alert not sent: ${ALERT_SEND_FAILURES[failure]} (ZEKT_ALERT_URL)`,
+    );
   }
 
   return {
@@ -203,4 +218,23 @@ export function createAlertService(options: {
 
     nextDueAt: () => (settings.url === null ? Promise.resolve(null) : nextAlertDueAt(store.db)),
   };
+}
+
+/** An error and its causes, one message after the other (fetch's own says only "fetch failed"). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${at.message} (${code})` : at.message);
+  }
+  return parts.join(': ');
+}
+
+/**
+ * The error without the receiver's address: the operator's log keeps what went wrong, never a
+ * secret the URL carries (a token in its path or query, or credentials before its host).
+ */
+function withoutAddress(message: string, url: string | null): string {
+  const bare = url === null ? message : message.split(url).join('<ZEKT_ALERT_URL>');
+  return bare.replace(/\/\/[^/\s@]*@/g, '//<credentials>@');
 }

@@ -33,6 +33,8 @@ export function environmentForSimulator(
     ZEKT_OIDC_ISSUER: sim.oidcIssuer,
     ZEKT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: service.logLevel ?? 'warn',
+    // Several such processes share a machine (tests, the bench, zekt dev): each takes a free port.
+    ZEKT_METRICS_PORT: '0',
     ...(service.databaseUrl ? { DATABASE_URL: service.databaseUrl } : {}),
   };
 }

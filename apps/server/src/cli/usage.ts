@@ -43,7 +43,7 @@ export const COMMANDS: readonly CommandUsage[] = [
     summary: 'run the service (configuration from the environment)',
     synopsis: ['zekt serve [--role api|worker|all]'],
     details:
-      'With DATABASE_URL set, run several `--role api` processes behind a load balancer and `--role worker` beside them.',
+      'With DATABASE_URL set, run several `--role api` processes behind a load balancer and `--role worker` beside them. Every process serves /metrics, /healthz and /readyz on its private ZEKT_METRICS_PORT (127.0.0.1 unless ZEKT_METRICS_HOST says otherwise): processes sharing a machine need a port each.',
     options: [
       {
         name: 'role',
@@ -51,7 +51,7 @@ export const COMMANDS: readonly CommandUsage[] = [
         value: 'role',
         default: 'all',
         description:
-          'api: the HTTP API only; worker: the background workers only (/healthz, /readyz and /metrics on ZEKT_METRICS_PORT); all: both',
+          'api: the HTTP API only; worker: the background workers only (probed on ZEKT_METRICS_PORT); all: both',
       },
     ],
     examples: ['zekt serve', 'DATABASE_URL=postgres://… zekt serve --role worker'],

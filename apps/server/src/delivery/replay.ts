@@ -23,6 +23,13 @@ import { noTracer, type Tracer } from '../tracing/tracer.js';
  * its repository. At most `REPLAY_LIMIT` replays of one delivery (its run to its subscription,
  * replays of replays included) within `REPLAY_WINDOW_MS`. An idempotency key makes a repeated
  * request (same caller, delivery and key) return the replay the first one created.
+ *
+ * A replay claims the original before it creates anything: `replayed_by` moves from the value the
+ * replay read to the new replay's id in one conditional update. Two replays that read the same
+ * original at once (a single replay and a bulk recovery, or two single replays) are serialised
+ * by that row: the second finds `replayed_by` changed and creates nothing. Its caller learns which
+ * replay won (`conflict`); a request with the same idempotency key as the winner gets the winner's
+ * replay, as if it had arrived after it.
  */
 export const REPLAY_LIMIT = 10;
 export const REPLAY_WINDOW_MS = HOUR_MS;
@@ -32,6 +39,8 @@ export type ReplayResult =
   | { outcome: 'archive_expired' }
   | { outcome: 'subscription_inactive'; status: SubscriptionStatus | null }
   | { outcome: 'limited'; retryAfterMs: number }
+  /** Another replay of the same delivery claimed it while this one was being made: nothing was created. */
+  | { outcome: 'conflict'; replayId: string | null }
   | { outcome: 'replayed'; original: DeliveryRow; replayId: string };
 
 export interface ReplayRequest {
@@ -95,6 +104,27 @@ export async function replayOnce(
     return { outcome: 'limited', retryAfterMs: oldest + REPLAY_WINDOW_MS - now };
   }
   const replayId = newDeliveryId(now);
+  const claimed = await trx
+    .updateTable('deliveries')
+    .set({ replayed_by: replayId, updated_at: now })
+    .where('delivery_id', '=', original.delivery_id)
+    .where((eb) =>
+      original.replayed_by === null
+        ? eb('replayed_by', 'is', null)
+        : eb('replayed_by', '=', original.replayed_by),
+    )
+    .returning('delivery_id')
+    .executeTakeFirst();
+  if (claimed === undefined) {
+    // On PostgreSQL the update waited for the winner's commit, so this statement's reads see it.
+    const earlier =
+      key === undefined
+        ? undefined
+        : await findReplayRequest(trx, request.requestedBy, original.delivery_id, key);
+    if (earlier) return { outcome: 'replayed', original, replayId: earlier.replay_id };
+    const current = await getDelivery(trx, original.delivery_id);
+    return { outcome: 'conflict', replayId: current?.replayed_by ?? null };
+  }
   if (key !== undefined) {
     await recordReplayRequest(
       trx,
@@ -126,11 +156,6 @@ export async function replayOnce(
     ),
   ]);
   span.end();
-  await trx
-    .updateTable('deliveries')
-    .set({ replayed_by: replayId, updated_at: now })
-    .where('delivery_id', '=', original.delivery_id)
-    .execute();
   if (request.actor) {
     await recordAudit(
       trx,

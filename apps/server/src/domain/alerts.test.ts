@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ALERT_RETRY_SCHEDULE_MS, alertDedupKey, healthAlertKind, nextAlertAttemptAt } from './alerts.js';
+import {
+  ALERT_RETRY_SCHEDULE_MS,
+  alertDedupKey,
+  alertSendFailure,
+  healthAlertKind,
+  nextAlertAttemptAt,
+} from './alerts.js';
 
 describe('alert rules', () => {
   it('raises on turning Warning or Critical and on recovering, never when health stays', () => {
@@ -26,5 +32,24 @@ describe('alert rules', () => {
     expect(nextAlertAttemptAt(2, 0)).toBe(60_000);
     expect(nextAlertAttemptAt(ALERT_RETRY_SCHEDULE_MS.length - 1, 0)).toBe(2 * 3_600_000);
     expect(nextAlertAttemptAt(ALERT_RETRY_SCHEDULE_MS.length, 0)).toBeNull();
+  });
+});
+
+describe('alertSendFailure', () => {
+  it('delivers on a 2xx only; a redirect is its own failure, not followed', () => {
+    expect([200, 204, 299].map(alertSendFailure)).toEqual([null, null, null]);
+    expect([301, 302, 307, 308].map(alertSendFailure)).toEqual([
+      'redirect',
+      'redirect',
+      'redirect',
+      'redirect',
+    ]);
+    expect([100, 400, 401, 500, 503].map(alertSendFailure)).toEqual([
+      'error_status',
+      'error_status',
+      'error_status',
+      'error_status',
+      'error_status',
+    ]);
   });
 });

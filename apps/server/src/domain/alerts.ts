@@ -62,3 +62,27 @@ export function nextAlertAttemptAt(attemptsMade: number, now: number): number | 
   const delay = ALERT_RETRY_SCHEDULE_MS[attemptsMade];
   return delay === undefined ? null : now + delay;
 }
+
+/**
+ * Why a send of an alert failed, as the members of the account read it (`lastError`): a category,
+ * never the receiver's own error — the receiver is the operator's, and its address or an error
+ * quoting it has no business in front of a tenant. The operator's log has the details.
+ */
+export const ALERT_SEND_FAILURES = {
+  unreachable: 'the alert receiver could not be reached',
+  timeout: 'the alert receiver did not answer in time',
+  error_status: 'the alert receiver answered with an error status',
+  redirect: 'the alert receiver answered with a redirect, which is not followed',
+} as const;
+export type AlertSendFailure = keyof typeof ALERT_SEND_FAILURES;
+
+/**
+ * What an answer of the receiver means for the send: delivered (null) on a 2xx only. A redirect is
+ * a failure, not followed: following it would send the signed alert to a host nobody configured.
+ *
+ * @example alertSendFailure(302) // 'redirect'
+ */
+export function alertSendFailure(status: number): AlertSendFailure | null {
+  if (status >= 200 && status < 300) return null;
+  return status >= 300 && status < 400 ? 'redirect' : 'error_status';
+}

@@ -26,6 +26,42 @@ export const RECOVERY_BATCH = 50;
 /** How long a worker holds a recovery without renewing; a dead worker's job is taken over after it. */
 export const RECOVERY_LEASE_MS = 30_000;
 
+/** What a worker knows of a running recovery when it chooses the next one to work on. */
+export interface RecoveryTurnCandidate {
+  recoveryId: string;
+  /** When a worker last started a batch of it; null: never. */
+  turnAt: number | null;
+  createdAt: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+}
+
+/**
+ * The running recoveries a worker may work on next, one batch at a time, in the order it tries to
+ * take them: those free (never leased, or the lease expired) or already its own, the one whose
+ * last batch started longest ago first — one never started counts from its creation — and the
+ * older one when two are even. Every running recovery of every connection gets a batch in turn: a
+ * recovery of 90 days of failures no longer holds another tenant's recovery of an hour behind it
+ * until it ends. A worker that loses the first to another worker takes the next.
+ *
+ * @example recoveryTurns([{ recoveryId: 'a', turnAt: 5, createdAt: 1, leaseOwner: 'w', leaseExpiresAt: 9 },
+ *   { recoveryId: 'b', turnAt: null, createdAt: 3, leaseOwner: null, leaseExpiresAt: null }], 'w', 6) // [b, a]
+ */
+export function recoveryTurns<T extends RecoveryTurnCandidate>(
+  running: readonly T[],
+  owner: string,
+  now: number,
+): T[] {
+  const waitingSince = (r: T) => r.turnAt ?? r.createdAt;
+  return running
+    .filter((r) => r.leaseOwner === owner || r.leaseExpiresAt === null || r.leaseExpiresAt <= now)
+    .sort(
+      (a, b) =>
+        waitingSince(a) - waitingSince(b) ||
+        (a.recoveryId < b.recoveryId ? -1 : a.recoveryId > b.recoveryId ? 1 : 0),
+    );
+}
+
 export type WindowCheck = { ok: true } | { ok: false; reason: string };
 
 /**

@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { ALERT_SEND_FAILURES, type AlertSendFailure } from '../domain/alerts.js';
 import { USAGE_COUNTERS } from '../domain/usage.js';
 import { PROBLEMS, type ProblemCode } from './problem-codes.js';
 
@@ -591,7 +592,17 @@ export const AlertSchema = Type.Object({
     description: 'pending (to be sent), sent, failed (every retry failed), unsent (no ZEKT_ALERT_URL)',
   }),
   attempts: Type.Integer(),
-  lastError: Nullable(Type.String()),
+  lastError: Nullable(
+    Type.Unsafe<AlertSendFailure>({
+      type: 'string',
+      enum: Object.keys(ALERT_SEND_FAILURES),
+      description: `why the last send failed, as a category (the receiver's own error is in the operator's log): ${Object.entries(
+        ALERT_SEND_FAILURES,
+      )
+        .map(([category, meaning]) => `${category}: ${meaning}`)
+        .join('; ')}`,
+    }),
+  ),
   createdAt: Time,
   sentAt: NullableTime,
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'the `data` of the JSON body sent' }),

@@ -68,6 +68,8 @@ export interface AppContext {
   schemaChecks: SchemaCheckPool;
   /** Raises alerts (a service's schema changed: its subscribers are told). */
   alerts: Pick<AlertService, 'raise'>;
+  /** `/metrics` on the API's port too (`ZEKT_METRICS_ON_API_PORT`); it is always on the metrics port. */
+  metricsOnApiPort: boolean;
 }
 
 export type App = FastifyInstance<

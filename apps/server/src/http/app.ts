@@ -32,6 +32,7 @@ import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookRoute } from './routes/webhooks.js';
+import { serverTimeouts } from './server-timeouts.js';
 import { warnOfUntrustedProxy } from './untrusted-proxy-warning.js';
 
 /**
@@ -46,12 +47,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },
     },
     bodyLimit: 1024 * 1024,
-    // Node's own timeouts are the backstop for what the body guard cannot see: headers sent slowly.
-    requestTimeout: 2 * context.http.requestTimeoutMs,
-    http: {
-      headersTimeout: context.http.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, context.http.requestTimeoutMs),
-    },
+    ...serverTimeouts(context.http),
     trustProxy: context.http.trustProxy,
     frameworkErrors: frameworkErrorProblem,
     clientErrorHandler: clientErrorProblem,
@@ -113,7 +109,8 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   });
 
   registerHealthRoutes(app, context);
-  registerMetricsRoute(app, context);
+  // On the public port only when the operator says so (ZEKT_METRICS_ON_API_PORT, with a token).
+  if (context.metricsOnApiPort) registerMetricsRoute(app, context);
   registerWebhookRoute(app, { ...context, rateLimiter });
   registerEventsReceiveRoute(app, context);
   registerConsumerRoutes(app, context);

@@ -207,7 +207,13 @@ export const PROBLEMS = {
     status: 409,
     title: 'Recovery running',
     meaning:
-      'the connection already has a bulk recovery running (`recoveryId`): wait for it or cancel it, so no delivery is replayed by two',
+      'the connection already has a bulk recovery running (`recoveryId`), or another request started one at the same moment: wait for it or cancel it, so no delivery is replayed by two',
+  },
+  replay_conflict: {
+    status: 409,
+    title: 'Replayed meanwhile',
+    meaning:
+      'another replay of the delivery (`replayId`: a single replay, or a bulk recovery’s) was made while this one was being made, so nothing was created: the delivery is sent once, not twice. Ask again to send it once more',
   },
   recovery_finished: {
     status: 409,

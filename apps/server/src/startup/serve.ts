@@ -42,7 +42,7 @@ export async function runServe(options: {
     options.write(
       role === 'worker'
         ? `zekt worker running, probes and metrics on ${url}\n`
-        : `zekt ${role} listening on ${url}\n`,
+        : `zekt ${role} listening on ${url}, metrics on ${zekt.metricsUrl}\n`,
     );
   } catch (error) {
     verification?.stop();

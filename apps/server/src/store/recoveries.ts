@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { RECOVERABLE_STATES, type RecoverableState } from '../domain/recovery.js';
+import { RECOVERABLE_STATES, type RecoverableState, recoveryTurns } from '../domain/recovery.js';
 import type { KeysetPage } from './page.js';
 import type { Database, DeliveryRow, RecoveryRow } from './schema.js';
 
@@ -94,6 +94,7 @@ export async function insertRecovery(
     position: null,
     lease_owner: null,
     lease_expires_at: null,
+    turn_at: null,
     created_at: now,
     updated_at: now,
     finished_at: null,
@@ -148,8 +149,9 @@ export function listRecoveries(
 }
 
 /**
- * Takes a running recovery nobody holds (or whose holder's lease expired), or keeps the one
- * `owner` holds. The conditional update is the claim: two workers never both win the same row.
+ * Takes the running recovery whose turn it is (domain/recovery.ts `recoveryTurns`) for one batch:
+ * its lease is `owner`'s and its turn starts now. The conditional update is the claim: two workers
+ * never both win the same row; the loser tries the next in turn.
  */
 export async function claimRecovery(
   db: Kysely<Database>,
@@ -157,35 +159,40 @@ export async function claimRecovery(
   now: number,
   leaseMs: number,
 ): Promise<RecoveryRow | undefined> {
-  const free = await db
+  const running = await db
     .selectFrom('recoveries')
-    .select('recovery_id')
+    .select(['recovery_id', 'turn_at', 'created_at', 'lease_owner', 'lease_expires_at'])
     .where('status', '=', 'running')
-    .where((eb) =>
-      eb.or([
-        eb('lease_owner', '=', owner),
-        eb('lease_expires_at', 'is', null),
-        eb('lease_expires_at', '<=', now),
-      ]),
-    )
-    .orderBy('recovery_id')
-    .limit(1)
-    .executeTakeFirst();
-  if (!free) return undefined;
-  return db
-    .updateTable('recoveries')
-    .set({ lease_owner: owner, lease_expires_at: now + leaseMs, updated_at: now })
-    .where('recovery_id', '=', free.recovery_id)
-    .where('status', '=', 'running')
-    .where((eb) =>
-      eb.or([
-        eb('lease_owner', '=', owner),
-        eb('lease_expires_at', 'is', null),
-        eb('lease_expires_at', '<=', now),
-      ]),
-    )
-    .returningAll()
-    .executeTakeFirst();
+    .execute();
+  const turns = recoveryTurns(
+    running.map((row) => ({
+      recoveryId: row.recovery_id,
+      turnAt: row.turn_at,
+      createdAt: row.created_at,
+      leaseOwner: row.lease_owner,
+      leaseExpiresAt: row.lease_expires_at,
+    })),
+    owner,
+    now,
+  );
+  for (const { recoveryId } of turns) {
+    const claimed = await db
+      .updateTable('recoveries')
+      .set({ lease_owner: owner, lease_expires_at: now + leaseMs, turn_at: now, updated_at: now })
+      .where('recovery_id', '=', recoveryId)
+      .where('status', '=', 'running')
+      .where((eb) =>
+        eb.or([
+          eb('lease_owner', '=', owner),
+          eb('lease_expires_at', 'is', null),
+          eb('lease_expires_at', '<=', now),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (claimed) return claimed;
+  }
+  return undefined;
 }
 
 /**

@@ -447,6 +447,8 @@ export interface RecoveriesTable {
   position: string | null;
   lease_owner: string | null;
   lease_expires_at: Timestamp | null;
+  /** When a worker last started a batch of it (domain/recovery.ts `recoveryTurns`). */
+  turn_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: Timestamp | null;

@@ -62,7 +62,9 @@ export class ProcessGroup {
       () => false,
     );
     if (stale) throw new Error(`a server already answers at ${url}: stop it before starting another one`);
-    const child = this.start([serverCli, 'serve', ...args], env);
+    // Tests share the machine: a free metrics port unless the test chose one.
+    const child = this.start([serverCli, 'serve', ...args], { ZEKT_METRICS_PORT: '0', ...env });
+    watchStderr(child);
     // Nobody reads its log: drain it, or a full pipe blocks pino's flush at exit and the process
     // never ends (seen after a long crash ledger's many dispatch warnings).
     child.stdout?.resume();
@@ -77,6 +79,20 @@ export class ProcessGroup {
     return child;
   }
 
+  /**
+   * Starts `zekt serve` (`--role api` or all roles), waits until it is ready, and resolves with the
+   * URL of its private metrics port too (`/metrics`, `/healthz`, `/readyz`), read from its start line.
+   */
+  async startZektWithMetrics(
+    url: string,
+    env: Record<string, string>,
+    args: string[] = [],
+  ): Promise<{ child: ChildProcess; metricsUrl: string }> {
+    const child = await this.startZekt(url, env, args);
+    const metricsUrl = await lineOf(child, /zekt (?:api|all) listening on \S+, metrics on (\S+)/);
+    return { child, metricsUrl };
+  }
+
   /** Starts `zekt serve --role worker` and waits until its loops run. */
   async startWorker(env: Record<string, string>): Promise<ChildProcess> {
     return (await this.startProbedWorker(env)).child;
@@ -89,15 +105,7 @@ export class ProcessGroup {
   async startProbedWorker(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
     const child = this.start([serverCli, 'serve', '--role', 'worker'], { ZEKT_METRICS_PORT: '0', ...env });
     child.stdout?.resume();
-    const url = await new Promise<string>((resolve, reject) => {
-      let stderr = '';
-      child.stderr!.on('data', (chunk) => {
-        stderr += chunk;
-        const started = /zekt worker running, probes and metrics on (\S+)/.exec(stderr);
-        if (started) resolve(started[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`zekt worker exited with ${code}: ${stderr}`)));
-    });
+    const url = await lineOf(child, /zekt worker running, probes and metrics on (\S+)/);
     return { child, url };
   }
 
@@ -133,6 +141,40 @@ export class ProcessGroup {
             }),
         ),
     );
+  }
+}
+
+const stderrOf = new WeakMap<ChildProcess, { text: string; waiters: Set<() => void> }>();
+
+/** Keeps what a child writes to standard error, from its start, for `lineOf`. */
+function watchStderr(child: ChildProcess) {
+  const seen = { text: '', waiters: new Set<() => void>() };
+  stderrOf.set(child, seen);
+  const wake = () => {
+    for (const waiter of [...seen.waiters]) waiter();
+  };
+  child.stderr?.on('data', (chunk) => {
+    seen.text += chunk;
+    wake();
+  });
+  child.once('exit', wake);
+  return seen;
+}
+
+/** The first capture of `pattern` in the child's standard error, once it has been written. */
+async function lineOf(child: ChildProcess, pattern: RegExp): Promise<string> {
+  const seen = stderrOf.get(child) ?? watchStderr(child);
+  for (;;) {
+    const match = pattern.exec(seen.text);
+    if (match) return match[1]!;
+    if (child.exitCode !== null) throw new Error(`zekt exited with ${child.exitCode}: ${seen.text}`);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        seen.waiters.delete(done);
+        resolve();
+      };
+      seen.waiters.add(done);
+    });
   }
 }
 

@@ -8,8 +8,8 @@ import { createMigratedTestDatabase, createTestDatabase, TEST_STORE } from './te
  * A migrated store of the kind under test (TEST_STORE): a SQLite file in a fresh temporary
  * directory, or a fresh PostgreSQL database, copied from the migrated template unless
  * `fromScratch` (the tests of the migrations themselves) asks for every migration to run on an
- * empty one, or `unmigrated` for none to run (a test that migrates step by step). `dispose` closes
- * and deletes it.
+ * empty one, or `unmigrated` for no migration at all (a test that migrates step by step).
+ * `dispose` closes and deletes it.
  */
 export async function openTempStore(
   options: { fromScratch?: boolean; unmigrated?: boolean } = {},

@@ -62,6 +62,42 @@ describe('the login’s return path', () => {
     expect(kept.headers.get('location')).toBe('/connections/%E2%98%83?q=1');
   });
 
+  it('normalises dot segments once, at the login: what it keeps is already the path the browser lands on', async () => {
+    const origin = new URL(h.url).origin;
+    const cases: Array<[string, string]> = [
+      ['/.//evil.example', '/evil.example'],
+      ['/.//evil.example/steal?x=1#y', '/evil.example/steal?x=1#y'],
+      ['/./..//evil.example', '/evil.example'],
+      ['/a/..//evil.example', '/evil.example'],
+      ['/a/b/../..///evil.example', '/evil.example'],
+      ['/%2e//evil.example', '/evil.example'],
+      ['/%2E%2E//evil.example', '/evil.example'],
+      ['/.\\/evil.example', '/evil.example'],
+      ['/deliveries/./../connections', '/connections'],
+    ];
+    for (const [returnTo, landing] of cases) {
+      const browser = new OAuthBrowser(h.url);
+      const start = await browser.get(`/auth/login?returnTo=${encodeURIComponent(returnTo)}`);
+      expect(start.status).toBe(302);
+      // The path the login keeps for after GitHub (second part of the state cookie).
+      const kept = Buffer.from(browser.cookies.get('zekt_oauth')!.split('.')[1]!, 'base64url').toString(
+        'utf8',
+      );
+      expect(kept, returnTo).toBe(landing);
+      // Final: resolved again, as the callback and the browser do, it is itself.
+      const again = new URL(kept, `${origin}/`);
+      expect(`${again.pathname}${again.search}${again.hash}`).toBe(kept);
+
+      const authorize = new URL(start.headers.get('location')!);
+      authorize.searchParams.set('login', 'alice');
+      const github = await browser.get(authorize.toString());
+      const answer = await browser.get(github.headers.get('location')!);
+      expect(answer.status).toBe(302);
+      expect(answer.headers.get('location'), returnTo).toBe(landing);
+      expect(new URL(answer.headers.get('location')!, origin).origin).toBe(origin);
+    }
+  });
+
   it('keeps a console path with its query', async () => {
     const answer = await new OAuthBrowser(h.url).logIn('alice', { returnTo: '/deliveries?status=Failed' });
     expect(answer.headers.get('location')).toBe('/deliveries?status=Failed');

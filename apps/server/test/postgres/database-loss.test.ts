@@ -68,10 +68,11 @@ describe('database loss', () => {
       'application/problem+json',
       'store_unavailable',
     ]);
-    // The process is up: /metrics answers, counts the outage, and reads the queue as unknown.
-    const metrics = await h.call('GET', '/metrics');
+    // The process is up: /metrics (on its metrics port) answers, counts the outage, and reads the
+    // queue as unknown.
+    const metrics = await fetch(`${h.zekt.metricsUrl}/metrics`);
     expect(metrics.status).toBe(200);
-    const scraped = parsePrometheusText(metrics.body as string);
+    const scraped = parsePrometheusText(await metrics.text());
     expect(sampleValue(scraped, 'zekt_store_errors_total', { category: 'unavailable' })).toBeGreaterThan(0);
     expect(sampleValue(scraped, 'zekt_webhooks_received_total', { outcome: 'error' })).toBe(1);
     expect(sampleValue(scraped, 'zekt_queue_depth')).toBeNaN();

@@ -5,7 +5,7 @@ import type { AuditEntryRow } from '../../store/schema.js';
 import { AUTH_PROBLEMS, AuditPageSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
 
@@ -40,7 +40,7 @@ export function registerAuditRoutes(api: App, context: Pick<AppContext, 'store'>
       }
       const accounts = account ? [memberAccount(caller, account)] : caller.accounts;
       const logins = new Map(accounts.map((a) => [a.account_id, a.login]));
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('aud')]);
       const rows = await listAuditEntries(
         context.store.db,
         { accountIds: [...logins.keys()], action, targetId: target },

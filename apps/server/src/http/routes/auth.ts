@@ -143,6 +143,7 @@ export function registerAuthRoutes(
         );
       });
       request.log.info({ login: user.login, accounts: accountIds.length }, 'console login');
+      // Normalised when the login started; checked again because a cookie is the browser's to send.
       const returnTo = returnPath(Buffer.from(heldReturn ?? '', 'base64url').toString('utf8'));
       return (
         reply
@@ -176,9 +177,12 @@ export function registerAuthRoutes(
 
 /**
  * Where to land after the login: `value` resolved as browsers resolve a `Location` — against the
- * console's origin, with their URL parser, which drops tabs and newlines and reads `\\` as `/` —
- * and accepted only when it stays on that origin (never an open redirect). The answer is the
- * parsed path, query and fragment, percent-encoded, so it is always a valid header value.
+ * console's origin, with their URL parser, which drops tabs and newlines, reads `\\` as `/` and
+ * removes dot segments — and accepted only when it stays on that origin (never an open redirect).
+ * The answer is the parsed path, query and fragment, percent-encoded, so it is always a valid header
+ * value, and it is final: resolved again it is itself. Removing dot segments can leave a path that
+ * starts with `//` (`/.//evil.example`), which a browser would read as another host; its leading
+ * slashes are collapsed into one, so the path stays on the console whoever parses it next.
  */
 export function sameOriginPath(value: string | undefined, origin: string): string {
   if (value === undefined) return '/';
@@ -189,5 +193,5 @@ export function sameOriginPath(value: string | undefined, origin: string): strin
     return '/';
   }
   if (url.origin !== origin) return '/';
-  return `${url.pathname}${url.search}${url.hash}`;
+  return `${url.pathname.replace(/^\/+/, '/')}${url.search}${url.hash}`;
 }

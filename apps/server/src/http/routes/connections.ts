@@ -38,7 +38,7 @@ import {
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { iso, isoAt } from '../views.js';
 import { accountLogins, repositoryNames, servicesById } from './lookups.js';
@@ -91,7 +91,7 @@ export function registerConnectionRoutes(
     async (request) => {
       const caller = requireCaller(request);
       const now = context.clock.now();
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('sub')]);
       const page = pageOf(
         await listSubscriptions(
           db,

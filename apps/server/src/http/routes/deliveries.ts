@@ -212,6 +212,7 @@ export function registerDeliveryRoutes(
             'archive_expired',
             'subscription_inactive',
             'replay_limit_reached',
+            'replay_conflict',
           ),
         },
       },
@@ -254,6 +255,13 @@ export function registerDeliveryRoutes(
         throw new HttpError(
           'archive_expired',
           `the archived payload of ${request.params.deliveryId} has expired (archives are kept 90 days); it cannot be replayed`,
+        );
+      }
+      if (result.outcome === 'conflict') {
+        throw new HttpError(
+          'replay_conflict',
+          `${request.params.deliveryId} was replayed${result.replayId ? ` as ${result.replayId}` : ''} while this request was handled, so it was not replayed a second time; ask again to send it once more`,
+          { replayId: result.replayId },
         );
       }
       context.wakeDispatcher();

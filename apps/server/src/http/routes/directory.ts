@@ -3,7 +3,7 @@ import { listDirectory } from '../../store/services.js';
 import { AUTH_PROBLEMS, DirectoryPageSchema, problems } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { serviceViews } from './services.js';
 
 /** The directory: published services a consumer may request access to. */
@@ -27,7 +27,7 @@ export function registerDirectoryRoutes(api: App, context: Pick<AppContext, 'sto
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { limit, store } = readPage(request.query, 2);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.name, CURSOR_FIELDS.id('svc')]);
       const rows = await listDirectory(
         context.store.db,
         {

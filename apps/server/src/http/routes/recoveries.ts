@@ -36,7 +36,7 @@ import {
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
 
@@ -203,53 +203,61 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
           { statusCurrent: subscription.status },
         );
       }
-      let created: RecoveryRow;
-      try {
-        created = await context.store.transaction(async (trx) => {
-          const running = await findRunningRecovery(trx, subscription.subscription_id);
-          if (running) {
-            throw new HttpError(
-              'recovery_running',
-              `recovery ${running.recovery_id} of this connection is still running: wait for it, or cancel it with POST /api/v1/connections/${subscription.subscription_id}/recoveries/${running.recovery_id}/cancel`,
-              { recoveryId: running.recovery_id },
-            );
-          }
-          const now = context.clock.now();
-          const { total } = await countRecoverable(trx, window);
-          const row = await insertRecovery(
-            trx,
-            {
-              recoveryId: newId('rec', now),
-              window,
-              requestedBy: caller.user.user_id,
-              idempotencyKey: key ?? null,
-              total,
-            },
-            now,
-          );
-          await recordAudit(
-            trx,
-            {
-              actor: auditActor(caller),
-              accountIds,
-              action: 'recovery.start',
-              target: { type: 'recovery', id: row.recovery_id },
-              after: {
-                connection: subscription.subscription_id,
-                since: isoAt(window.sinceAt),
-                states: window.states,
+      const refuseRunning = (running: RecoveryRow) =>
+        new HttpError(
+          'recovery_running',
+          `recovery ${running.recovery_id} of this connection is still running: wait for it, or cancel it with POST /api/v1/connections/${subscription.subscription_id}/recoveries/${running.recovery_id}/cancel`,
+          { recoveryId: running.recovery_id },
+        );
+      let created: RecoveryRow | undefined;
+      // Two rounds: a unique violation means another request's recovery committed first; the
+      // second round reads it (and, should it have ended meanwhile, may start this one after all).
+      for (let round = 0; created === undefined; round++) {
+        try {
+          created = await context.store.transaction(async (trx) => {
+            const running = await findRunningRecovery(trx, subscription.subscription_id);
+            if (running) throw refuseRunning(running);
+            const now = context.clock.now();
+            const { total } = await countRecoverable(trx, window);
+            const row = await insertRecovery(
+              trx,
+              {
+                recoveryId: newId('rec', now),
+                window,
+                requestedBy: caller.user.user_id,
+                idempotencyKey: key ?? null,
                 total,
               },
-            },
-            now,
-          );
-          return row;
-        });
-      } catch (error) {
-        // The same key arrived twice at once: the other request's recovery is committed, return it.
-        const other = isUniqueViolation(error) ? await byKey() : undefined;
-        if (!other) throw error;
-        created = other;
+              now,
+            );
+            await recordAudit(
+              trx,
+              {
+                actor: auditActor(caller),
+                accountIds,
+                action: 'recovery.start',
+                target: { type: 'recovery', id: row.recovery_id },
+                after: {
+                  connection: subscription.subscription_id,
+                  since: isoAt(window.sinceAt),
+                  states: window.states,
+                  total,
+                },
+              },
+              now,
+            );
+            return row;
+          });
+        } catch (error) {
+          // Requests that arrived at once: one recovery per connection runs (a unique index), and
+          // a repeated key returns the recovery of the request that committed first.
+          if (!isUniqueViolation(error)) throw error;
+          created = await byKey();
+          if (created) break;
+          const running = await findRunningRecovery(db, subscription.subscription_id);
+          if (running) throw refuseRunning(running);
+          if (round > 0) throw error;
+        }
       }
       return reply.code(202).send(recoveryView(created));
     },
@@ -272,7 +280,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
     },
     async (request) => {
       const { subscription } = await partyConnection(requireCaller(request), request.params.id);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('rec')]);
       const page = pageOf(await listRecoveries(db, subscription.subscription_id, store), limit, (row) => [
         row.recovery_id,
       ]);

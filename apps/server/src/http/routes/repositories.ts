@@ -19,7 +19,7 @@ import {
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { repositoryView, workflowView } from '../views.js';
 import { memberRepository } from './lookups.js';
@@ -50,7 +50,7 @@ export function registerRepositoryRoutes(
     },
     async (request) => {
       const account = memberAccount(requireCaller(request), request.params.account);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.name]);
       const rows = await listRepositories(context.store.db, account.account_id, store);
       const page = pageOf(rows, limit, (row) => [row.full_name]);
       return {
@@ -158,7 +158,7 @@ export function registerRepositoryRoutes(
         request.params.owner,
         request.params.repo,
       );
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.name]);
       const rows = await listWorkflows(context.store.db, repository.repository_id, store);
       const page = pageOf(rows, limit, (row) => [row.path]);
       return {

@@ -39,7 +39,7 @@ import {
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
 import { accountLogins, repositoryNames } from './lookups.js';
@@ -358,7 +358,7 @@ export function registerServiceSchemaRoutes(
     },
     async (request) => {
       const service = await ownService(requireCaller(request), request.params.id);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.ordinal]);
       const page = pageOf(await listSchemaVersions(db, service.service_id, store), limit, (v) => [
         String(v.version),
       ]);
@@ -440,7 +440,7 @@ export function registerServiceSchemaRoutes(
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('scv')]);
       const rows = await listViolations(
         db,
         caller.accounts.map((a) => a.account_id),

@@ -32,7 +32,7 @@ import {
   memberAccount,
   requireCaller,
 } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { serviceView } from '../views.js';
 import { accountLogins, memberRepository, repositoryNames } from './lookups.js';
@@ -233,7 +233,7 @@ export function registerServiceRoutes(
       const accountIds = request.query.account
         ? [memberAccount(caller, request.query.account).account_id]
         : caller.accounts.map((a) => a.account_id);
-      const { limit, store } = readPage(request.query, 2);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.name, CURSOR_FIELDS.id('svc')]);
       const page = pageOf(await listServices(db, accountIds, store), limit, (s) => [s.slug, s.service_id]);
       return { services: await views(page.items), nextCursor: page.nextCursor };
     },

@@ -27,7 +27,7 @@ import {
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { memberRepository, subscriptionViews } from './lookups.js';
 
@@ -211,7 +211,7 @@ export function registerSubscriptionRoutes(
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('sub')]);
       const rows = await listSubscriptions(
         db,
         caller.accounts.map((a) => a.account_id),

@@ -8,7 +8,7 @@ import { AUTH_PROBLEMS, CHANGE_PROBLEMS, PATH_PROBLEMS, problems } from '../api-
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
 import { type Caller, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
-import { PageQuery, pageOf, readPage } from '../pagination.js';
+import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { ApiTokenPageSchema, CreatedApiTokenSchema } from '../settings-schemas.js';
 import { isoAt } from '../views.js';
@@ -95,7 +95,7 @@ export function registerTokenRoutes(api: App, context: Pick<AppContext, 'store' 
     },
     async (request) => {
       const caller = requireCaller(request);
-      const { limit, store } = readPage(request.query, 1);
+      const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('tok')]);
       const rows = await listUserTokens(context.store.db, caller.user.user_id, store);
       const page = pageOf(rows, limit, (row) => [row.token_id]);
       const now = context.clock.now();

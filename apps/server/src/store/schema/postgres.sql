@@ -261,12 +261,14 @@ table recoveries (
   status text not null,
   subscription_id text not null,
   total integer not null,
+  turn_at bigint,
   until_at bigint not null,
   updated_at bigint not null,
   constraint recoveries_pkey PRIMARY KEY (recovery_id)
 );
 CREATE UNIQUE INDEX recoveries_idempotency ON public.recoveries USING btree (requested_by, subscription_id, idempotency_key);
 CREATE UNIQUE INDEX recoveries_pkey ON public.recoveries USING btree (recovery_id);
+CREATE UNIQUE INDEX recoveries_running ON public.recoveries USING btree (subscription_id) WHERE (status = 'running'::text);
 CREATE INDEX recoveries_status ON public.recoveries USING btree (status);
 CREATE INDEX recoveries_subscription ON public.recoveries USING btree (subscription_id);
 

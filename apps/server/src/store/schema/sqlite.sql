@@ -26,7 +26,7 @@ CREATE TABLE "pacing_slots" ("account_id" integer primary key, "next_slot_at" in
 
 CREATE TABLE "rate_limit_counters" ("bucket" text not null, "window_start" integer not null, "count" integer not null, constraint "rate_limit_counters_pk" primary key ("bucket", "window_start"));
 
-CREATE TABLE "recoveries" ("recovery_id" text primary key, "subscription_id" text not null, "requested_by" text not null, "idempotency_key" text, "states" text not null, "since_at" integer not null, "until_at" integer not null, "status" text not null, "total" integer not null, "replayed" integer default 0 not null, "skipped" integer default 0 not null, "position" text, "lease_owner" text, "lease_expires_at" integer, "created_at" integer not null, "updated_at" integer not null, "finished_at" integer);
+CREATE TABLE "recoveries" ("recovery_id" text primary key, "subscription_id" text not null, "requested_by" text not null, "idempotency_key" text, "states" text not null, "since_at" integer not null, "until_at" integer not null, "status" text not null, "total" integer not null, "replayed" integer default 0 not null, "skipped" integer default 0 not null, "position" text, "lease_owner" text, "lease_expires_at" integer, "created_at" integer not null, "updated_at" integer not null, "finished_at" integer, "turn_at" integer);
 
 CREATE TABLE "recovery_items" ("recovery_id" text not null, "delivery_id" text not null, "outcome" text not null, "replay_id" text, "created_at" integer not null, constraint "recovery_items_pk" primary key ("recovery_id", "delivery_id"));
 
@@ -109,6 +109,8 @@ CREATE INDEX "messages_status_received" on "messages" ("status", "received_at");
 CREATE INDEX "rate_limit_counters_window" on "rate_limit_counters" ("window_start");
 
 CREATE UNIQUE INDEX "recoveries_idempotency" on "recoveries" ("requested_by", "subscription_id", "idempotency_key");
+
+CREATE UNIQUE INDEX "recoveries_running" on "recoveries" ("subscription_id") where "status" = 'running';
 
 CREATE INDEX "recoveries_status" on "recoveries" ("status");
 
