@@ -10,7 +10,11 @@ import { appHookTarget, repositoryHookTarget } from './webhook-targets.js';
 export function redeliverWebhook(ctx: SimContext, guid: string): Promise<WebhookDeliveryRecord> {
   const sent = ctx.webhooks.sentDelivery(guid);
   if (sent === undefined) throw new SimInputError(`no webhook delivery with GUID ${guid}`);
-  if (sent.hookType === 'app') return ctx.webhooks.redeliver(guid, appHookTarget(ctx));
+  if (sent.hookType === 'app') {
+    const app = ctx.state.findAppByHookId(sent.hookId);
+    if (app === undefined) throw new SimInputError(`the App of delivery ${guid} no longer exists`);
+    return ctx.webhooks.redeliver(guid, appHookTarget(app));
+  }
   const hook = ctx.state.hooks.get(sent.hookId);
   const repo = hook === undefined ? undefined : ctx.state.repositories.get(hook.repositoryId);
   if (hook === undefined || repo === undefined) {

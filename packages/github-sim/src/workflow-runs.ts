@@ -146,17 +146,21 @@ export async function sendWorkflowRun(
     sender: userPayload(run.triggeringActor, ctx.urls),
   };
   const toRepositoryHooks = sendToRepositoryHooks(ctx, repo, 'workflow_run', payload);
-  const installation = ctx.state.installationOfRepository(repo);
-  const toApp =
-    installation !== undefined &&
-    ctx.app.events.includes('workflow_run') &&
-    grants(installation.permissions.actions, 'read')
-      ? ctx.webhooks.send(appHookTarget(ctx), 'workflow_run', {
-          ...payload,
-          installation: installationRefPayload(installation),
-        })
-      : null;
-  return [...(await toRepositoryHooks), ...(toApp === null ? [] : [await toApp])];
+  // Every App installed on the repository that subscribed to the event gets it, on its own hook.
+  const toApps = ctx.state
+    .installationsOfRepository(repo)
+    .filter(
+      (installation) =>
+        ctx.state.appOf(installation).events.includes('workflow_run') &&
+        grants(installation.permissions.actions, 'read'),
+    )
+    .map((installation) =>
+      ctx.webhooks.send(appHookTarget(ctx.state.appOf(installation)), 'workflow_run', {
+        ...payload,
+        installation: installationRefPayload(installation),
+      }),
+    );
+  return [...(await toRepositoryHooks), ...(await Promise.all(toApps))];
 }
 
 /**

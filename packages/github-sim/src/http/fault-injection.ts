@@ -62,7 +62,7 @@ function primaryRateLimitMessage(ctx: SimContext, request: FastifyRequest, calle
   }
   if (caller?.kind === 'app') {
     return {
-      message: `API rate limit exceeded for app ID ${ctx.app.id}.`,
+      message: `API rate limit exceeded for app ID ${caller.app.id}.`,
       documentationUrl: PRIMARY_RATE_LIMIT_DOCUMENTATION_URL,
     };
   }
