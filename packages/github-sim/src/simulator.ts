@@ -9,6 +9,7 @@ import { FaultInjector } from './faults.js';
 import { apiPlugin } from './http/api-plugin.js';
 import { controlPlugin } from './http/control-routes.js';
 import { installPlugin } from './http/install-routes.js';
+import { manifestPlugin } from './http/manifest-routes.js';
 import { OAUTH_PATH, oauthPlugin } from './http/oauth-routes.js';
 import { oidcPlugin } from './http/oidc-routes.js';
 import { createIdSequences } from './ids.js';
@@ -214,6 +215,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   await server.register(oauthPlugin, { prefix: OAUTH_PATH, ctx });
   await server.register(controlPlugin, { prefix: '/_sim', sim });
   await server.register(installPlugin, { prefix: '/apps', ctx, sim });
+  await server.register(manifestPlugin, { ctx, sim });
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: `zekt-github-sim has no route ${request.method} ${request.url}` }),
   );

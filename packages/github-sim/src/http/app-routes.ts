@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { redeemManifestCode } from '../app-manifests.js';
 import { notFound } from '../github-error.js';
 import { CREATE_TOKEN_DOCUMENTATION_URL, createInstallationToken } from '../installation-tokens.js';
 import { appPayload } from '../payloads/app-payload.js';
@@ -15,6 +16,7 @@ const DOCS = {
   getInstallation: 'https://docs.github.com/rest/apps/apps#get-an-installation-for-the-authenticated-app',
   getRepoInstallation:
     'https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app',
+  createFromManifest: 'https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest',
 };
 
 /** The endpoints an App calls with its JWT: each sees its own installations only. */
@@ -67,4 +69,17 @@ export function registerAppRoutes(api: FastifyInstance, ctx: SimContext): void {
       return installationPayload(installation, app, ctx.urls);
     },
   );
+
+  // The manifest flow's last step needs no credentials: the one-time code is the proof.
+  api.post<{ Params: { code: string } }>('/app-manifests/:code/conversions', async (request, reply) => {
+    const app = redeemManifestCode(ctx, request.params.code);
+    if (app === undefined) throw notFound(DOCS.createFromManifest);
+    return reply.code(201).send({
+      ...appPayload(app, liveInstallations(app).length, ctx.urls),
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      webhook_secret: app.webhookSecret,
+      pem: app.privateKeyPem,
+    });
+  });
 }
