@@ -67,9 +67,9 @@ describe('configuration', () => {
       { ...complete, GITHUB_PRIVATE_KEY: '', GITHUB_PRIVATE_KEY_PATH: 'key.pem' },
       { cwd: '/srv', readFile: (path) => (path === '/srv/key.pem' ? PEM : '') },
     );
-    expect(fromFile.github.privateKey).toBe(PEM);
+    expect(fromFile.github.app?.privateKey).toBe(PEM);
     const escaped = loadConfig({ ...complete, GITHUB_PRIVATE_KEY: PEM.replace(/\n/g, '\\n') });
-    expect(escaped.github.privateKey).toBe(PEM);
+    expect(escaped.github.app?.privateKey).toBe(PEM);
     expect(problemsOf({ ...complete, GITHUB_PRIVATE_KEY: 'not a key' })).toEqual([
       'the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)',
     ]);

@@ -4,7 +4,7 @@ import type { ComparePart } from '../bench/run-compare.js';
 import { ConfigError, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
 import { redactUrl } from '../redact-url.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
-import type { Role } from '../zekt.js';
+import type { Role, Zekt } from '../zekt.js';
 import { CliError } from './cli-error.js';
 import {
   COMMANDS,
@@ -128,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
           ? `zekt worker running, probes and metrics on ${url}\n`
           : `zekt ${role} listening on ${url}\n`,
       );
+      await announceSetupMode(zekt, role);
       await untilSignal();
       await zekt.stop();
       return 0;
@@ -180,6 +181,15 @@ async function main(argv: string[]): Promise<number> {
         waitForRecoveryMs: (waitS === '0' ? 0 : positiveInteger('--wait-s', waitS, 600)) * 1000,
         json: values.flag('json'),
         write: (text) => process.stdout.write(text),
+      });
+    }
+    case 'setup': {
+      parseCommand(usageOf('setup'), rest);
+      const { runSetup } = await import('./setup.js');
+      return runSetup({
+        config: loadConfig(env),
+        write: (text) => process.stdout.write(text),
+        warn: (text) => process.stderr.write(text),
       });
     }
     case 'migrate': {
@@ -268,6 +278,35 @@ async function main(argv: string[]): Promise<number> {
 
 function unknownCommand(command: string): CliError {
   return new CliError(`zekt: unknown command ${command}\n\n${formatOverview()}`);
+}
+
+/**
+ * Setup mode, said at start: the setup URL (like Jupyter's and Grafana's first-run links), which
+ * only this log and `zekt setup` show; a worker says it waits for the App.
+ */
+async function announceSetupMode(zekt: Zekt, role: Role): Promise<void> {
+  if (role === 'worker') {
+    if ((await zekt.appCredentials.get()) === null) {
+      process.stderr.write(
+        'zekt worker: no GitHub App is configured yet (setup mode); it uses the App registered through setup as soon as there is one, without a restart\n',
+      );
+    }
+    return;
+  }
+  const url = await zekt.setup.setupUrl();
+  if (url === null) return;
+  process.stderr.write(
+    [
+      '',
+      'zekt: no GitHub App is configured yet (setup mode). Register one from your browser:',
+      '',
+      `    ${url}`,
+      '',
+      '  The code in this URL is what lets you register the App here; `zekt setup` prints it again.',
+      '',
+      '',
+    ].join('\n'),
+  );
 }
 
 function untilSignal(): Promise<void> {

@@ -11,7 +11,7 @@ import { registerMetricsRoute } from './routes/metrics.js';
  * so a worker is probed and scraped like any other process. Nothing else: no API, no ingestion.
  */
 export async function buildProbeApp(
-  context: Pick<AppContext, 'store' | 'logger' | 'scrapeMetrics' | 'metricsToken'>,
+  context: Pick<AppContext, 'store' | 'appCredentials' | 'logger' | 'scrapeMetrics' | 'metricsToken'>,
 ): Promise<App> {
   const app = Fastify({
     loggerInstance: context.logger.child({ component: 'probes' }) as FastifyBaseLogger,
