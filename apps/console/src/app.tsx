@@ -5,6 +5,7 @@ import { useQuery } from './hooks/use-query';
 import { Link, useLocation } from './router';
 import { SessionContext } from './session';
 import { AlertsView } from './views/alerts';
+import { AppSettingsView } from './views/app-settings';
 import { AuditView } from './views/audit';
 import { ConnectionsView } from './views/connections';
 import { ConsumerReposView } from './views/consumer-repos';
@@ -15,6 +16,7 @@ import { LoginView, NoAccountView, NotFoundView } from './views/entry';
 import { ProviderReposView } from './views/provider-repos';
 import { ServiceFormView } from './views/service-form';
 import { ServicesView } from './views/services';
+import { SetupView } from './views/setup';
 import { SubscribersView } from './views/subscribers';
 import { SubscriptionsView } from './views/subscriptions';
 import { UsageView } from './views/usage';
@@ -47,6 +49,7 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
       ['Usage', '/usage'],
       ['Alerts', '/alerts'],
       ['Audit', '/audit'],
+      ['GitHub App', '/settings/app'],
     ],
   },
 ];
@@ -85,6 +88,8 @@ function route(path: string): ReactNode {
       return <AlertsView />;
     case '/audit':
       return <AuditView />;
+    case '/settings/app':
+      return <AppSettingsView />;
     default:
       return <NotFoundView />;
   }
@@ -98,6 +103,13 @@ function isCurrent(linkPath: string, path: string): boolean {
 }
 
 export function App() {
+  const { path } = useLocation();
+  // The first-run page needs no session: it is where the App that logs people in is registered.
+  if (path === '/setup') return <SetupView />;
+  return <Console />;
+}
+
+function Console() {
   const session = useQuery('me', () => ok(api.GET('/api/v1/me'), { unauthorized: 'throw' }));
   const [loggedOut, setLoggedOut] = useState(false);
   if (loggedOut || session.error?.status === 401) return <LoginView />;
