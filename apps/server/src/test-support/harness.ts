@@ -14,7 +14,7 @@ import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 export { freePort } from '../free-port.js';
 
 /** What `withoutApp` leaves out of the simulator's environment. */
-const APP_SETTINGS = [
+export const APP_SETTINGS = [
   'GITHUB_APP_ID',
   'GITHUB_PRIVATE_KEY',
   'GITHUB_WEBHOOK_SECRET',

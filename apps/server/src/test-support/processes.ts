@@ -77,6 +77,28 @@ export class ProcessGroup {
     return child;
   }
 
+  /**
+   * Starts `zekt serve` without a GitHub App (setup mode): it is alive (`/healthz`) but not ready,
+   * and prints the setup URL, which this resolves with.
+   */
+  async startZektInSetupMode(
+    env: Record<string, string>,
+    args: string[] = [],
+  ): Promise<{ child: ChildProcess; setupUrl: string }> {
+    const child = this.start([serverCli, 'serve', ...args], env);
+    child.stdout?.resume();
+    const setupUrl = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        const printed = /^\s+(http\S+\/setup\?code=\S+)$/m.exec(stderr);
+        if (printed) resolve(printed[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`zekt serve exited with ${code}: ${stderr}`)));
+    });
+    return { child, setupUrl };
+  }
+
   /** Starts `zekt serve --role worker` and waits until its loops run. */
   async startWorker(env: Record<string, string>): Promise<ChildProcess> {
     return (await this.startProbedWorker(env)).child;
