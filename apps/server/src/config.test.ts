@@ -70,7 +70,9 @@ describe('configuration', () => {
       "GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH is required: the App's private key (.pem)",
     ]);
     expect(problemsOf({})).toEqual([
-      expect.stringMatching(/^ZEKT_SECRET is required: .*openssl rand -hex 32.*GitHub App registered through setup/),
+      expect.stringMatching(
+        /^ZEKT_SECRET is required: .*openssl rand -hex 32.*GitHub App registered through setup/,
+      ),
     ]);
   });
 
