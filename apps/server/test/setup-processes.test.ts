@@ -69,9 +69,9 @@ describe(`setup mode across processes (${TEST_STORE})`, () => {
       setupUrl,
       login: 'alice',
     });
-    for (const url of [stack.zektUrl, workerUrl].filter((u): u is string => u !== null)) {
-      await eventually(async () => ((await json('GET', `${url}/readyz`)).status === 200 ? true : undefined));
-    }
+    // The registering process uses the App at once. The worker is not probed before its delivery:
+    // a probe reads the store, and the dispatch must find the App on its own.
+    expect((await json('GET', `${stack.zektUrl}/readyz`)).status).toBe(200);
     // Installing the App sends its webhooks, signed with its own secret, to the API process.
     const world = await setUpRemoteWorld({
       processes,
@@ -103,6 +103,8 @@ describe(`setup mode across processes (${TEST_STORE})`, () => {
     );
     expect(tokenRequest?.auth).toEqual({ kind: 'app', appId: registered.id });
     expect(dispatch.clientPayload.zekt.payload).toEqual({ n: 1 });
+
+    if (workerUrl !== null) expect((await json('GET', `${workerUrl}/readyz`)).status).toBe(200);
 
     const closed = await zektCommand(['setup']);
     expect(closed.code).toBe(1);
