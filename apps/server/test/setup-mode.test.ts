@@ -41,6 +41,13 @@ async function confirmedRegistration(name = 'Zekt test') {
   return { browser, back, started };
 }
 
+/** A problem answer: its status, problem+json, and its code. */
+async function expectProblem(response: Response, status: number, code: string): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toContain(PROBLEM);
+  expect(((await response.json()) as { code: string }).code).toBe(code);
+}
+
 async function expectSetupMode(): Promise<void> {
   expect((await h.call('GET', '/readyz')).body.code).toBe('setup_required');
   expect(await resolveAppCredentials({ store: h.zekt.store, config: h.config })).toBeNull();
@@ -109,14 +116,11 @@ describe('setup mode', () => {
     h = await startHarness({ withoutApp: true });
     const browser = new SetupBrowser(h.url);
     const noSession = await browser.startRegistration();
-    expect(noSession.status).toBe(403);
-    expect(noSession.headers.get('content-type')).toContain(PROBLEM);
-    expect(((await noSession.json()) as { code: string }).code).toBe('setup_session_required');
+    await expectProblem(noSession, 403, 'setup_session_required');
 
     for (const code of ['wrong', '', (await setupUrl()).split('code=')[1]!.replace(/.$/, 'x')]) {
       const refused = await browser.get(`/setup?code=${code}`);
-      expect(refused.status, code).toBe(403);
-      expect(((await refused.json()) as { code: string }).code).toBe('invalid_setup_code');
+      await expectProblem(refused, 403, 'invalid_setup_code');
       expect(refused.headers.getSetCookie()).toEqual([]);
     }
     const page = await browser.get('/setup?code=wrong', { accept: 'text/html' });
@@ -201,8 +205,7 @@ describe('setup mode', () => {
       { origin: 'https://evil.example' },
       { account: 'user', name: 'Zekt', public: true },
     );
-    expect(crossSite.status).toBe(403);
-    expect(((await crossSite.json()) as { code: string }).code).toBe('csrf_rejected');
+    await expectProblem(crossSite, 403, 'csrf_rejected');
   });
 
   it('registers the App through setup: sealed in the store, in use at once, the setup code spent', async () => {
@@ -227,6 +230,14 @@ describe('setup mode', () => {
       }),
     );
 
+    const theApp = {
+      appId: registered.id,
+      slug: 'zekt-test',
+      name: 'Zekt test',
+      owner: 'alice',
+      htmlUrl: `${h.sim.url}/apps/zekt-test`,
+      installUrl: `${h.sim.url}/apps/zekt-test/installations/new`,
+    };
     // Out of setup mode, without a restart.
     expect((await h.call('GET', '/readyz')).status).toBe(200);
     const status = (await (await browser.get('/api/setup')).json()) as Record<string, unknown>;
@@ -236,14 +247,7 @@ describe('setup mode', () => {
         source: 'store',
         setupSession: true,
         installed: false,
-        app: {
-          appId: registered.id,
-          slug: 'zekt-test',
-          name: 'Zekt test',
-          owner: 'alice',
-          htmlUrl: `${h.sim.url}/apps/zekt-test`,
-          installUrl: `${h.sim.url}/apps/zekt-test/installations/new`,
-        },
+        app: theApp,
       }),
     );
     // Strangers learn that Zekt is set up, not which App it is.
@@ -292,22 +296,12 @@ describe('setup mode', () => {
     });
     expect(provider.status, JSON.stringify(provider.body)).toBe(200);
     const app = await h.call('GET', '/api/v1/app', { token });
-    expect(app.body).toEqual({
-      source: 'store',
-      appId: registered.id,
-      slug: 'zekt-test',
-      name: 'Zekt test',
-      owner: 'alice',
-      htmlUrl: `${h.sim.url}/apps/zekt-test`,
-      installUrl: `${h.sim.url}/apps/zekt-test/installations/new`,
-      registeredAt: expect.any(String),
-    });
+    expect(app.body).toEqual({ source: 'store', ...theApp, registeredAt: expect.any(String) });
 
     // Setup is closed: the printed code opens nothing any more.
     expect(await h.zekt.setup.setupUrl()).toBeNull();
     const reopened = await new SetupBrowser(h.url).openSetupUrl(printed);
-    expect(reopened.status).toBe(409);
-    expect(((await reopened.json()) as { code: string }).code).toBe('app_already_configured');
+    await expectProblem(reopened, 409, 'app_already_configured');
     expect(await h.zekt.store.db.selectFrom('setup_codes').selectAll().execute()).toEqual([]);
   });
 
@@ -319,8 +313,7 @@ describe('setup mode', () => {
       `code=${back.searchParams.get('code')}&state=`,
     ]) {
       const refused = await browser.get(`/setup/callback?${query}`);
-      expect(refused.status, query).toBe(400);
-      expect(((await refused.json()) as { code: string }).code).toBe('invalid_setup_state');
+      await expectProblem(refused, 400, 'invalid_setup_state');
     }
     const page = await browser.get(`/setup/callback?code=${back.searchParams.get('code')}`, {
       accept: 'text/html',
@@ -339,11 +332,9 @@ describe('setup mode', () => {
     tampered.searchParams.set('code', '0123456789abcdef0123456789abcdef01234567');
     // GitHub does not know that code: the state is spent on the failed attempt.
     const failed = await browser.get(tampered.toString());
-    expect(failed.status).toBe(502);
-    expect(((await failed.json()) as { code: string }).code).toBe('manifest_code_rejected');
+    await expectProblem(failed, 502, 'manifest_code_rejected');
     const replayed = await browser.get(back.toString());
-    expect(replayed.status).toBe(400);
-    expect(((await replayed.json()) as { code: string }).code).toBe('invalid_setup_state');
+    await expectProblem(replayed, 400, 'invalid_setup_state');
     expect(conversions().map((entry) => entry.path)).toEqual([
       '/api/v3/app-manifests/0123456789abcdef0123456789abcdef01234567/conversions',
     ]);
@@ -359,8 +350,7 @@ describe('setup mode', () => {
     clock.advance(HOUR_MS + MINUTE_MS);
     const back = await confirmOnGitHub({ ...started, simUrl: h.sim.url, login: 'alice' });
     const refused = await browser.get(back.toString());
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { code: string }).code).toBe('invalid_setup_state');
+    await expectProblem(refused, 400, 'invalid_setup_state');
     expect(conversions()).toEqual([]);
     await expectSetupMode();
   });
@@ -371,11 +361,9 @@ describe('setup mode', () => {
     const other = new SetupBrowser(h.url);
     expect((await other.openSetupUrl(await setupUrl())).status).toBe(303);
     const foreign = await other.get(back.toString());
-    expect(foreign.status).toBe(400);
-    expect(((await foreign.json()) as { code: string }).code).toBe('invalid_setup_state');
+    await expectProblem(foreign, 400, 'invalid_setup_state');
     const anonymous = await fetch(back, { redirect: 'manual' });
-    expect(anonymous.status).toBe(403);
-    expect(((await anonymous.json()) as { code: string }).code).toBe('setup_session_required');
+    await expectProblem(anonymous, 403, 'setup_session_required');
     expect(conversions()).toEqual([]);
     await expectSetupMode();
   });
@@ -406,8 +394,7 @@ describe('setup mode', () => {
     await h.sim.suspend();
     const down = await first.browser.get(retried.toString());
     await h.sim.resume();
-    expect(down.status).toBe(502);
-    expect(((await down.json()) as { code: string }).code).toBe('github_unavailable');
+    await expectProblem(down, 502, 'github_unavailable');
 
     const second = await first.browser.startedRegistration({
       account: 'user',
@@ -444,8 +431,7 @@ describe('setup mode', () => {
       await browser.startRegistration(),
       await browser.get('/setup/callback?code=abc&state=def'),
     ]) {
-      expect(response.status).toBe(409);
-      expect(((await response.json()) as { code: string }).code).toBe('app_already_configured');
+      await expectProblem(response, 409, 'app_already_configured');
     }
     expect((await h.call('GET', '/api/setup')).body).toEqual(
       expect.objectContaining({ configured: true, source: 'environment', app: null }),

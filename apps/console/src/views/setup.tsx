@@ -184,6 +184,11 @@ function postToGitHub(action: string, manifest: string): void {
   form.submit();
 }
 
+const ACCOUNTS = [
+  ['user', 'My personal account'],
+  ['organization', 'An organisation I own'],
+] as const;
+
 function RegisterApp({ status }: { status: SetupStatus }) {
   const [name, setName] = useState(status.defaultName);
   const [account, setAccount] = useState<'user' | 'organization'>('user');
@@ -248,24 +253,17 @@ function RegisterApp({ status }: { status: SetupStatus }) {
         </Field>
         <fieldset className="field">
           <legend>Register it for</legend>
-          <label className="choice">
-            <input
-              type="radio"
-              name="account"
-              checked={account === 'user'}
-              onChange={() => setAccount('user')}
-            />{' '}
-            My personal account
-          </label>
-          <label className="choice">
-            <input
-              type="radio"
-              name="account"
-              checked={account === 'organization'}
-              onChange={() => setAccount('organization')}
-            />{' '}
-            An organisation I own
-          </label>
+          {ACCOUNTS.map(([value, label]) => (
+            <label className="choice" key={value}>
+              <input
+                type="radio"
+                name="account"
+                checked={account === value}
+                onChange={() => setAccount(value)}
+              />{' '}
+              {label}
+            </label>
+          ))}
         </fieldset>
         {account === 'organization' ? (
           <Field label="Organisation" error={errors.organization}>

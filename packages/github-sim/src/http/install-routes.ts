@@ -5,6 +5,7 @@ import type { SimContext } from '../sim-context.js';
 import { SimInputError } from '../sim-input-error.js';
 import type { AppRecord } from '../sim-state.js';
 import type { GitHubSimulator } from '../simulator-api.js';
+import { acceptForms, sendPage, userLogins } from './web-pages.js';
 
 /**
  * `/apps/<slug>/installations/new`: an App's public install page, as a person finds it on
@@ -22,13 +23,8 @@ export function installPlugin(
   done: () => void,
 ): void {
   const { ctx, sim } = options;
-  instance.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 16 * 1024 },
-    (_request, body, parsed) => parsed(null, Object.fromEntries(new URLSearchParams(String(body)))),
-  );
-  const html = (reply: FastifyReply, status: number, body: string) =>
-    reply.code(status).type('text/html; charset=utf-8').send(body);
+  acceptForms(instance, 16 * 1024);
+  const html = sendPage;
   const known = (request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply) => {
     const app = ctx.state.findAppBySlug(request.params.slug);
     if (app === undefined) {
@@ -37,7 +33,7 @@ export function installPlugin(
     return app;
   };
   const action = (app: AppRecord) => `/apps/${app.slug}/installations/new`;
-  const users = () => [...ctx.state.accounts.values()].filter((a) => a.type === 'User').map((a) => a.login);
+  const users = () => userLogins(ctx);
 
   instance.get<{ Params: { slug: string }; Querystring: { login?: string } }>(
     '/:slug/installations/new',

@@ -8,6 +8,7 @@ import type { SimContext } from '../sim-context.js';
 import { SimInputError } from '../sim-input-error.js';
 import type { AccountRecord } from '../sim-state.js';
 import type { GitHubSimulator } from '../simulator-api.js';
+import { acceptForms, sendPage, userLogins } from './web-pages.js';
 
 type ManifestForm = { manifest?: string; state?: string; login?: string; name?: string; confirm?: string };
 type ManifestRequest = FastifyRequest<{
@@ -32,14 +33,9 @@ export function manifestPlugin(
   done: () => void,
 ): void {
   const { ctx, sim } = options;
-  instance.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 64 * 1024 },
-    (_request, body, parsed) => parsed(null, Object.fromEntries(new URLSearchParams(String(body)))),
-  );
-  const html = (reply: FastifyReply, status: number, body: string) =>
-    reply.code(status).type('text/html; charset=utf-8').send(body);
-  const users = () => [...ctx.state.accounts.values()].filter((a) => a.type === 'User').map((a) => a.login);
+  acceptForms(instance, 64 * 1024);
+  const html = sendPage;
+  const users = () => userLogins(ctx);
 
   /** The organisation the App is for, or null when the user may not register Apps for it. */
   const organisationFor = (login: string, user: AccountRecord): AccountRecord | null => {
