@@ -5,6 +5,7 @@ import { useQuery } from './hooks/use-query';
 import { Link, useLocation } from './router';
 import { SessionContext } from './session';
 import { AlertsView } from './views/alerts';
+import { AppSettingsView } from './views/app-settings';
 import { AuditView } from './views/audit';
 import { ConnectionsView } from './views/connections';
 import { ConsumerReposView } from './views/consumer-repos';
@@ -17,6 +18,7 @@ import { ServiceFormView } from './views/service-form';
 import { ServiceSchemaView } from './views/service-schema';
 import { ServicesView } from './views/services';
 import { SettingsView } from './views/settings';
+import { SetupView } from './views/setup';
 import { SubscribersView } from './views/subscribers';
 import { SubscriptionsView } from './views/subscriptions';
 import { UsageView } from './views/usage';
@@ -50,6 +52,7 @@ const NAV: Array<{ section?: string; links: Array<[label: string, path: string]>
       ['Alerts', '/alerts'],
       ['Audit', '/audit'],
       ['Settings', '/settings'],
+      ['GitHub App', '/settings/app'],
     ],
   },
 ];
@@ -92,6 +95,8 @@ function route(path: string): ReactNode {
       return <AuditView />;
     case '/settings':
       return <SettingsView />;
+    case '/settings/app':
+      return <AppSettingsView />;
     default:
       return <NotFoundView />;
   }
@@ -105,6 +110,13 @@ function isCurrent(linkPath: string, path: string): boolean {
 }
 
 export function App() {
+  const { path } = useLocation();
+  // The first-run page needs no session: it is where the App that logs people in is registered.
+  if (path === '/setup') return <SetupView />;
+  return <Console />;
+}
+
+function Console() {
   const session = useQuery('me', () => ok(api.GET('/api/v1/me'), { unauthorized: 'throw' }));
   const [loggedOut, setLoggedOut] = useState(false);
   if (loggedOut || session.error?.status === 401) return <LoginView />;

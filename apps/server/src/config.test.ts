@@ -36,7 +36,13 @@ describe('configuration', () => {
   });
 
   it('reports every problem at once, naming the variable', () => {
-    const problems = problemsOf({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
+    const problems = problemsOf({
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      DATABASE_URL: 'mysql://x',
+      GITHUB_CLIENT_ID: 'Iv1.abc',
+      GITHUB_CLIENT_SECRET: 'secret',
+    });
     expect(problems.some((p) => p.startsWith('PORT'))).toBe(true);
     expect(problems.some((p) => p.startsWith('GITHUB_APP_ID is required'))).toBe(true);
     expect(problems.some((p) => p.includes('GITHUB_PRIVATE_KEY'))).toBe(true);
@@ -45,6 +51,29 @@ describe('configuration', () => {
     expect(problems.some((p) => p.startsWith('LOG_LEVEL'))).toBe(true);
     expect(problems.some((p) => p.startsWith('DATABASE_URL'))).toBe(true);
     expect(problems.length).toBe(7);
+  });
+
+  it('leaves the App out without any of its settings (registered through setup, or setup mode)', () => {
+    const config = loadConfig({ ZEKT_SECRET: 'f'.repeat(64) }, { cwd: '/srv/zekt' });
+    expect(config.github.app).toBeNull();
+    expect(config.github.webUrl).toBe('https://github.com');
+    expect(loadConfig(complete).github.app).toEqual({
+      appId: 1001,
+      privateKey: PEM.trim(),
+      webhookSecret: 'whsec',
+      clientId: null,
+      clientSecret: null,
+    });
+    // One of them is a choice for the environment's App: the rest are required then.
+    expect(problemsOf({ ZEKT_SECRET: 'f'.repeat(64), GITHUB_WEBHOOK_SECRET: 'whsec' })).toEqual([
+      "GITHUB_APP_ID is required with the App's other settings: the App id from the GitHub App's settings page (or unset them all to register the App through setup)",
+      "GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH is required: the App's private key (.pem)",
+    ]);
+    expect(problemsOf({})).toEqual([
+      expect.stringMatching(
+        /^ZEKT_SECRET is required: .*openssl rand -hex 32.*GitHub App registered through setup/,
+      ),
+    ]);
   });
 
   it('refuses development defaults in production', () => {
@@ -67,9 +96,9 @@ describe('configuration', () => {
       { ...complete, GITHUB_PRIVATE_KEY: '', GITHUB_PRIVATE_KEY_PATH: 'key.pem' },
       { cwd: '/srv', readFile: (path) => (path === '/srv/key.pem' ? PEM : '') },
     );
-    expect(fromFile.github.privateKey).toBe(PEM);
+    expect(fromFile.github.app?.privateKey).toBe(PEM);
     const escaped = loadConfig({ ...complete, GITHUB_PRIVATE_KEY: PEM.replace(/\n/g, '\\n') });
-    expect(escaped.github.privateKey).toBe(PEM);
+    expect(escaped.github.app?.privateKey).toBe(PEM);
     expect(problemsOf({ ...complete, GITHUB_PRIVATE_KEY: 'not a key' })).toEqual([
       'the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)',
     ]);
@@ -111,7 +140,7 @@ describe('console login settings', () => {
       "GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: both from the App's settings page, or neither (no console login)",
     ]);
     const config = loadConfig({ ...complete, GITHUB_CLIENT_ID: 'Iv23liabc', GITHUB_CLIENT_SECRET: 's' });
-    expect(config.github).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
+    expect(config.github.app).toMatchObject({ clientId: 'Iv23liabc', clientSecret: 's' });
   });
 
   it('refuses an alert URL with credentials, without quoting them', () => {

@@ -22,11 +22,12 @@ export interface Config {
   baseUrl: string;
   database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; preparedStatements: boolean };
   github: {
-    appId: number;
-    privateKey: string;
-    webhookSecret: string;
-    clientId: string | null;
-    clientSecret: string | null;
+    /**
+     * The GitHub App as the environment sets it; null when none of its settings is set: then the
+     * App registered through setup (in the store) is used, or Zekt runs in setup mode until one is
+     * (`setup/app-credentials.ts` decides which).
+     */
+    app: AppSettings | null;
     apiUrl: string;
     /** GitHub's web root, where the OAuth login pages are (`https://github.com` for github.com). */
     webUrl: string;
@@ -73,6 +74,15 @@ export interface Config {
   limits: AccountLimits;
   /** OpenTelemetry traces over OTLP/HTTP (the standard OTEL_* variables); null: off. */
   tracing: TracingConfig | null;
+}
+
+/** A GitHub App's credentials as the environment gives them. */
+export interface AppSettings {
+  appId: number;
+  privateKey: string;
+  webhookSecret: string;
+  clientId: string | null;
+  clientSecret: string | null;
 }
 
 /** What one request may cost the server (issue 10: bodies, time, nesting). */
@@ -152,16 +162,21 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
       'PostgreSQL: prepare statements with names (default true); false behind a pooler that cannot keep them',
   },
   { name: 'ZEKT_DATA_DIR', description: 'directory of the embedded store (default ./.zekt)' },
-  { name: 'GITHUB_APP_ID', description: "the GitHub App's id (required)" },
+  {
+    name: 'GITHUB_APP_ID',
+    description:
+      "the GitHub App's id (unset, with the key and webhook secret: the App registered through setup, or setup mode)",
+  },
   { name: 'GITHUB_PRIVATE_KEY', description: "the App's private key, PEM (or GITHUB_PRIVATE_KEY_PATH)" },
   { name: 'GITHUB_PRIVATE_KEY_PATH', description: "file holding the App's private key" },
-  { name: 'GITHUB_WEBHOOK_SECRET', description: "the App's webhook secret (required)" },
+  { name: 'GITHUB_WEBHOOK_SECRET', description: "the App's webhook secret (required with GITHUB_APP_ID)" },
   { name: 'GITHUB_CLIENT_ID', description: "the App's OAuth client id (console login)" },
   { name: 'GITHUB_CLIENT_SECRET', description: "the App's OAuth client secret (console login)" },
   { name: 'GITHUB_API_URL', description: 'GitHub REST base URL (default https://api.github.com)' },
   {
     name: 'GITHUB_URL',
-    description: "GitHub's web root for the OAuth login (default: from GITHUB_API_URL)",
+    description:
+      "GitHub's web root: the console login and registering the App from a manifest (default: from GITHUB_API_URL)",
   },
   {
     name: 'ZEKT_OIDC_ISSUER',
@@ -170,7 +185,7 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'ZEKT_OIDC_AUDIENCE', description: 'audience the message action requests (default api://zekt)' },
   {
     name: 'ZEKT_SECRET',
-    description: `at least ${MIN_SECRET_LENGTH} random characters: MAC and encryption key (required)`,
+    description: `at least ${MIN_SECRET_LENGTH} random characters: MAC and encryption key, the same in every process (required)`,
   },
   {
     name: 'ZEKT_INSTALLATION_DISPATCH_RATE',
@@ -376,44 +391,12 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     problems.push(...(error as ConfigError).problems);
   }
 
-  const appIdRaw = value('GITHUB_APP_ID');
-  let appId = 0;
-  if (appIdRaw === undefined) {
-    problems.push("GITHUB_APP_ID is required: the App id from the GitHub App's settings page");
-  } else if (!/^\d+$/.test(appIdRaw)) {
-    problems.push(`GITHUB_APP_ID must be the App's numeric id (got ${JSON.stringify(appIdRaw)})`);
-  } else {
-    appId = Number(appIdRaw);
-  }
-
-  let privateKey = value('GITHUB_PRIVATE_KEY')?.replace(/\\n/g, '\n');
-  const keyPath = value('GITHUB_PRIVATE_KEY_PATH');
-  if (privateKey === undefined && keyPath !== undefined) {
-    try {
-      privateKey = readFile(resolve(cwd, keyPath));
-    } catch (error) {
-      problems.push(`GITHUB_PRIVATE_KEY_PATH ${keyPath} cannot be read: ${(error as Error).message}`);
-    }
-  }
-  if (privateKey === undefined) {
-    if (keyPath === undefined) {
-      problems.push(
-        "GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH is required: the App's private key (.pem)",
-      );
-    }
-  } else if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
-    problems.push('the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)');
-  }
-
-  const webhookSecret = value('GITHUB_WEBHOOK_SECRET');
-  if (webhookSecret === undefined) {
-    problems.push("GITHUB_WEBHOOK_SECRET is required: the webhook secret from the GitHub App's settings");
-  }
+  const app = loadAppSettings(value, { cwd, readFile }, problems);
 
   const secret = value('ZEKT_SECRET');
   if (secret === undefined) {
     problems.push(
-      `ZEKT_SECRET is required: at least ${MIN_SECRET_LENGTH} random characters (openssl rand -hex 32)`,
+      `ZEKT_SECRET is required: at least ${MIN_SECRET_LENGTH} random characters, generated once with openssl rand -hex 32 and kept (it encrypts hook secrets and the GitHub App registered through setup; every process needs the same one)`,
     );
   } else if (secret.length < MIN_SECRET_LENGTH) {
     problems.push(`ZEKT_SECRET must be at least ${MIN_SECRET_LENGTH} characters long (openssl rand -hex 32)`);
@@ -424,13 +407,6 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
   const apiUrl =
     url('GITHUB_API_URL', 'https://api.github.com', ['http:', 'https:']) ?? 'https://api.github.com';
   const webUrl = url('GITHUB_URL', githubWebUrlFor(apiUrl), ['http:', 'https:']) ?? githubWebUrlFor(apiUrl);
-  const clientId = value('GITHUB_CLIENT_ID') ?? null;
-  const clientSecret = value('GITHUB_CLIENT_SECRET') ?? null;
-  if ((clientId === null) !== (clientSecret === null)) {
-    problems.push(
-      "GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: both from the App's settings page, or neither (no console login)",
-    );
-  }
   const issuer =
     url('ZEKT_OIDC_ISSUER', 'https://token.actions.githubusercontent.com', ['http:', 'https:']) ??
     'https://token.actions.githubusercontent.com';
@@ -525,15 +501,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     port,
     baseUrl: baseUrl ?? '',
     database,
-    github: {
-      appId,
-      privateKey: privateKey ?? '',
-      webhookSecret: webhookSecret ?? '',
-      clientId,
-      clientSecret,
-      apiUrl,
-      webUrl,
-    },
+    github: { app, apiUrl, webUrl },
     oidc: { issuer, audience: value('ZEKT_OIDC_AUDIENCE') ?? 'api://zekt' },
     secret: secret ?? '',
     installationDispatchRate: integer('ZEKT_INSTALLATION_DISPATCH_RATE', 80, 0, 100_000),
@@ -588,6 +556,76 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
 function hasUserinfo(url: string): boolean {
   const parsed = new URL(url);
   return parsed.username !== '' || parsed.password !== '';
+}
+
+const APP_SETTINGS = [
+  'GITHUB_APP_ID',
+  'GITHUB_PRIVATE_KEY',
+  'GITHUB_PRIVATE_KEY_PATH',
+  'GITHUB_WEBHOOK_SECRET',
+  'GITHUB_CLIENT_ID',
+  'GITHUB_CLIENT_SECRET',
+];
+
+/**
+ * The GitHub App's settings: none at all is a choice (the App registered through setup, or setup
+ * mode); any of them asks for the App's id, key and webhook secret, all checked.
+ */
+function loadAppSettings(
+  value: (name: string) => string | undefined,
+  files: { cwd: string; readFile: (path: string) => string },
+  problems: string[],
+): AppSettings | null {
+  if (APP_SETTINGS.every((name) => value(name) === undefined)) return null;
+  const appIdRaw = value('GITHUB_APP_ID');
+  let appId = 0;
+  if (appIdRaw === undefined) {
+    problems.push(
+      "GITHUB_APP_ID is required with the App's other settings: the App id from the GitHub App's settings page (or unset them all to register the App through setup)",
+    );
+  } else if (!/^\d+$/.test(appIdRaw)) {
+    problems.push(`GITHUB_APP_ID must be the App's numeric id (got ${JSON.stringify(appIdRaw)})`);
+  } else {
+    appId = Number(appIdRaw);
+  }
+
+  let privateKey = value('GITHUB_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+  const keyPath = value('GITHUB_PRIVATE_KEY_PATH');
+  if (privateKey === undefined && keyPath !== undefined) {
+    try {
+      privateKey = files.readFile(resolve(files.cwd, keyPath));
+    } catch (error) {
+      problems.push(`GITHUB_PRIVATE_KEY_PATH ${keyPath} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  if (privateKey === undefined) {
+    if (keyPath === undefined) {
+      problems.push(
+        "GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH is required: the App's private key (.pem)",
+      );
+    }
+  } else if (!/-----BEGIN (RSA )?PRIVATE KEY-----/.test(privateKey)) {
+    problems.push('the GitHub App private key must be a PEM file (-----BEGIN RSA PRIVATE KEY-----)');
+  }
+
+  const webhookSecret = value('GITHUB_WEBHOOK_SECRET');
+  if (webhookSecret === undefined) {
+    problems.push("GITHUB_WEBHOOK_SECRET is required: the webhook secret from the GitHub App's settings");
+  }
+  const clientId = value('GITHUB_CLIENT_ID') ?? null;
+  const clientSecret = value('GITHUB_CLIENT_SECRET') ?? null;
+  if ((clientId === null) !== (clientSecret === null)) {
+    problems.push(
+      "GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together: both from the App's settings page, or neither (no console login)",
+    );
+  }
+  return {
+    appId,
+    privateKey: privateKey ?? '',
+    webhookSecret: webhookSecret ?? '',
+    clientId,
+    clientSecret,
+  };
 }
 
 /**

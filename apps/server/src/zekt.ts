@@ -10,8 +10,8 @@ import { createRecoveryRunner } from './delivery/recovery-runner.js';
 import { HEALTH_CHECK_INTERVAL_MS } from './domain/alerts.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { RETENTION_MS } from './domain/retention.js';
-import { createGitHubClient, type GitHubClient } from './github/github-client.js';
-import { createGitHubOAuth } from './github/github-oauth.js';
+import { createCurrentAppClient, createCurrentAppOAuth } from './github/current-app-client.js';
+import type { GitHubClient } from './github/github-client.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
 import { buildProbeApp } from './http/probe-app.js';
@@ -22,7 +22,9 @@ import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
-import { credentialsFromConfig, setupUrlOf } from './startup/app-credentials.js';
+import { type AppSetup, createAppSetup } from './setup/app-setup.js';
+import { createLiveAppCredentials, type LiveAppCredentials } from './setup/live-app-credentials.js';
+import { setupUrlOf } from './startup/app-credentials.js';
 import { listenOn } from './startup/listen.js';
 import { createServiceChecks } from './startup/service-checks.js';
 import { nextEventDueAt } from './store/events.js';
@@ -65,6 +67,10 @@ export interface Zekt {
   readonly notStarted: NotStartedMonitor;
   /** This instance's Prometheus registry (`/metrics`). */
   readonly metrics: PrometheusMetrics;
+  /** The GitHub App credentials in use and their source; none in setup mode. */
+  readonly appCredentials: LiveAppCredentials;
+  /** Setup mode: the setup URL (`setupUrl()`, null once an App is configured) and registering the App. */
+  readonly setup: AppSetup;
   /**
    * Starts listening and the background loops (worker); resolves to the listening URL: the API's,
    * or a worker-only process's probe port (`/healthz`, `/readyz`, `/metrics`).
@@ -127,13 +133,19 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     throw error;
   }
 
+  // The App may be registered through setup while the process runs: everything that acts as the
+  // App asks for its credentials when it acts (setup/live-app-credentials.ts).
+  const appCredentials = createLiveAppCredentials({ store, config, clock });
+  try {
+    // A stored App that ZEKT_SECRET cannot open is an operator's mistake: stop here, saying so.
+    await appCredentials.get({ fresh: true });
+  } catch (error) {
+    if (!options.store) await store.close().catch(() => undefined);
+    throw error;
+  }
   const github =
     options.github ??
-    createGitHubClient({
-      appId: config.github.appId,
-      privateKey: config.github.privateKey,
-      apiUrl: config.github.apiUrl,
-    });
+    createCurrentAppClient({ credentials: () => appCredentials.get(), apiUrl: config.github.apiUrl });
   const deliveryTokens = createDeliveryTokens(config.secret);
   const workerId = config.workerId ?? `worker-${randomUUID()}`;
   const notifier =
@@ -278,25 +290,29 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   let notStartedLoop: WorkerLoop | null = null;
   let recoveryLoop: WorkerLoop | null = null;
 
+  const setup = createAppSetup({
+    store,
+    clock,
+    config,
+    credentials: appCredentials,
+    appInstallUrl: () => github.appInstallUrl(),
+  });
   const http = await buildHttpApp({
     store,
     clock,
     logger,
     baseUrl: config.baseUrl,
     github,
-    oauth:
-      config.github.clientId && config.github.clientSecret
-        ? createGitHubOAuth({
-            webUrl: config.github.webUrl,
-            apiUrl: config.github.apiUrl,
-            clientId: config.github.clientId,
-            clientSecret: config.github.clientSecret,
-          })
-        : null,
+    oauth: createCurrentAppOAuth({
+      credentials: () => appCredentials.get(),
+      webUrl: config.github.webUrl,
+      apiUrl: config.github.apiUrl,
+    }),
+    appCredentials,
+    setup,
     oidc: createOidcVerifier({ issuer: config.oidc.issuer, audience: config.oidc.audience }),
     secretBox: createSecretBox(config.secret),
     deliveryTokens,
-    appWebhookSecret: config.github.webhookSecret,
     messageGraceMs: config.messageGraceMs,
     notStartedAfterMs: config.notStartedAfterMs,
     githubWebUrl: config.github.webUrl,
@@ -311,13 +327,13 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     metricsToken: config.metrics.token,
     tracer,
     notReadyReason: options.notReadyReason ?? (() => null),
-    serviceChecks: createServiceChecks(() => ({
+    serviceChecks: createServiceChecks(async () => ({
       configurationProblems: [],
       database: config.database,
       store,
       github: {
         apiUrl: config.github.apiUrl,
-        credentials: credentialsFromConfig(config),
+        credentials: await appCredentials.get(),
         setupUrl: setupUrlOf(config.baseUrl),
       },
       webhookUrl: `${config.baseUrl}/webhooks/github`,
@@ -339,6 +355,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     limits: config.limits,
     http: config.http,
     notReadyReason: options.notReadyReason ?? (() => null),
+    appCredentials,
   });
   let metricsUrl: string | null = null;
 
@@ -452,6 +469,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     notStarted,
     alerts,
     metrics,
+    appCredentials,
+    setup,
     async start() {
       metricsUrl = await listenOn(probes, {
         host: config.metrics.host,

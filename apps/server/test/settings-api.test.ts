@@ -218,7 +218,11 @@ describe('service checks for members', () => {
     const text = JSON.stringify(answer.body);
     expect(text).toContain(alertReceiver.url);
     expect(text).not.toContain(alertPath);
-    for (const secret of [h.config.secret, h.config.github.webhookSecret, h.config.alerts.secret ?? '']) {
+    for (const secret of [
+      h.config.secret,
+      h.config.github.app?.webhookSecret ?? '',
+      h.config.alerts.secret ?? '',
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).not.toContain('PRIVATE KEY');

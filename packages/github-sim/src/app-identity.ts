@@ -38,8 +38,8 @@ function validateCallbackUrls(urls: unknown): string[] {
   return [...(urls as string[])];
 }
 
-/** The simulated App: its public settings plus the key objects used to verify its JWTs. */
-export interface AppIdentity extends SimulatedApp {
+/** An App's credentials and hook, plus the key objects used to verify its JWTs. */
+export interface AppIdentity extends Omit<SimulatedApp, 'owner' | 'permissions' | 'public' | 'setupUrl'> {
   privateKey: KeyObject;
   publicKey: KeyObject;
   createdAt: Date;
@@ -85,22 +85,5 @@ export function createAppIdentity(options: AppOptions, hookId: number, createdAt
     privateKey,
     publicKey: createPublicKey(privateKey),
     createdAt,
-  };
-}
-
-/** The App's settings without key objects: what the control API and `sim.app` expose. */
-export function toSimulatedApp(app: AppIdentity): SimulatedApp {
-  return {
-    id: app.id,
-    slug: app.slug,
-    name: app.name,
-    clientId: app.clientId,
-    clientSecret: app.clientSecret,
-    privateKeyPem: app.privateKeyPem,
-    webhookSecret: app.webhookSecret,
-    webhookUrl: app.webhookUrl,
-    events: [...app.events],
-    callbackUrls: [...app.callbackUrls],
-    hookId: app.hookId,
   };
 }

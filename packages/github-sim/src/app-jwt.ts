@@ -24,9 +24,9 @@ export const IAT_DRIFT_SECONDS = 60;
 /** `exp` may be at most 10 minutes after now. */
 export const MAX_JWT_LIFETIME_SECONDS = 600;
 
-export type AppJwtResult = { ok: true; appId: number } | { ok: false; error: GitHubApiError };
+export type AppJwtResult<A> = { ok: true; app: A } | { ok: false; error: GitHubApiError };
 
-function reject(status: 401 | 404, message: string): AppJwtResult {
+function reject(status: 401 | 404, message: string): { ok: false; error: GitHubApiError } {
   return { ok: false, error: new GitHubApiError(status, message, GENERIC_DOCUMENTATION_URL) };
 }
 
@@ -47,17 +47,23 @@ export function looksLikeJwt(credential: string): boolean {
   return credential.split('.').length === 3;
 }
 
+/** Finds the App a JWT's `iss` names: by id, or by client id. */
+export interface AppLookup<A extends AppIdentity> {
+  byId(id: number): A | undefined;
+  byClientId(clientId: string): A | undefined;
+}
+
 /**
- * Verifies an App JWT by GitHub's rules: RS256 signed with the App's key, `iss` = the App id
- * (number or numeric string) or its client id, `iat` an integer at most 60 s in the future, and
- * `exp` after now but at most 10 minutes away. A numeric `iss` naming no App answers 404
+ * Verifies an App JWT by GitHub's rules: RS256 signed with the key of the App `iss` names (its id,
+ * as a number or numeric string, or its client id), `iat` an integer at most 60 s in the future,
+ * and `exp` after now but at most 10 minutes away. An `iss` naming no App answers 404
  * `Integration not found`, as GitHub does for a wrong App id.
  */
-export async function verifyAppJwt(
+export async function verifyAppJwt<A extends AppIdentity>(
   token: string,
-  app: AppIdentity,
+  apps: AppLookup<A>,
   nowSeconds: number,
-): Promise<AppJwtResult> {
+): Promise<AppJwtResult<A>> {
   const [headerSegment, payloadSegment] = token.split('.');
   const header = decodeSegment(headerSegment);
   const claims = decodeSegment(payloadSegment);
@@ -67,14 +73,13 @@ export async function verifyAppJwt(
   if (header.alg !== 'RS256') return reject(401, JWT_MESSAGES.undecodable);
 
   const iss = claims.iss;
-  let appId: number;
-  if (typeof iss === 'number' && Number.isInteger(iss)) appId = iss;
-  else if (typeof iss === 'string' && /^\d+$/.test(iss)) appId = Number(iss);
-  else if (typeof iss === 'string' && iss === app.clientId) appId = app.id;
-  else if (typeof iss === 'string' && /^Iv[0-9a-z]/i.test(iss))
-    return reject(404, JWT_MESSAGES.integrationNotFound);
+  let app: A | undefined;
+  if (typeof iss === 'number' && Number.isInteger(iss)) app = apps.byId(iss);
+  else if (typeof iss === 'string' && /^\d+$/.test(iss)) app = apps.byId(Number(iss));
+  else if (typeof iss === 'string' && apps.byClientId(iss) !== undefined) app = apps.byClientId(iss);
+  else if (typeof iss === 'string' && /^Iv[0-9a-z]/i.test(iss)) app = undefined;
   else return reject(401, JWT_MESSAGES.issInvalid);
-  if (appId !== app.id) return reject(404, JWT_MESSAGES.integrationNotFound);
+  if (app === undefined) return reject(404, JWT_MESSAGES.integrationNotFound);
 
   try {
     await compactVerify(token, app.publicKey, { algorithms: ['RS256'] });
@@ -90,5 +95,5 @@ export async function verifyAppJwt(
     return reject(401, JWT_MESSAGES.expNotFuture);
   }
   if (exp > nowSeconds + MAX_JWT_LIFETIME_SECONDS) return reject(401, JWT_MESSAGES.expTooFar);
-  return { ok: true, appId };
+  return { ok: true, app };
 }

@@ -199,15 +199,16 @@ export class ConsumerWorkflows {
     repo: RepositoryRecord,
   ): PreparedRun {
     const workflow = ensureWorkflow(ctx, repo, definition.workflow, definition.name);
-    // Dispatches come from the App's installation token, so GitHub shows the App's bot as the actor;
-    // the head commit (the default branch's) was written by a person.
+    // Dispatches come from an App's installation token, so GitHub shows that App's bot as the
+    // actor; the head commit (the default branch's) was written by a person.
+    const installation = ctx.state.liveInstallation(dispatch.installationId);
+    const bot = (installation === undefined ? ctx.app : ctx.state.appOf(installation)).bot;
     const run = createRun(ctx, repo, workflow, {
       displayTitle: workflow.name,
       event: 'repository_dispatch',
-      actor: ctx.appBot,
+      actor: bot,
       headCommitAuthor: actorFor(ctx, repo, undefined),
     });
-    const installation = ctx.state.installationOfRepository(repo);
     const fullName = `${repo.owner.login}/${repo.name}`;
     // GitHub's `repository_dispatch` event payload: what `github.event` is inside the run.
     const event: Record<string, unknown> = {
@@ -215,7 +216,7 @@ export class ConsumerWorkflows {
       branch: repo.defaultBranch,
       client_payload: structuredClone(dispatch.clientPayload),
       ...repositoryEventFields(ctx, repo),
-      sender: userPayload(ctx.appBot, ctx.urls),
+      sender: userPayload(bot, ctx.urls),
       ...(installation === undefined ? {} : { installation: installationRefPayload(installation) }),
     };
     const env = issueStepEnvironment(ctx, run, workflow, repo);

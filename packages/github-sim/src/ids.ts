@@ -14,6 +14,8 @@ export function createIdSequence(min: number, span: number): () => number {
 export function createIdSequences() {
   return {
     account: createIdSequence(10_000_000, 80_000_000),
+    // Above the id the simulator's own App has by default (1001).
+    app: createIdSequence(100_000, 800_000),
     repository: createIdSequence(600_000_000, 300_000_000),
     installation: createIdSequence(40_000_000, 50_000_000),
     hook: createIdSequence(480_000_000, 100_000_000),

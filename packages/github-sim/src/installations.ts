@@ -4,16 +4,16 @@ import { addMembership } from './org-members.js';
 import { installationPayload } from './payloads/installation-payload.js';
 import { repositoryPayload, repositoryRefPayload } from './payloads/repository-payload.js';
 import { userPayload } from './payloads/user-payload.js';
-import { DEFAULT_PERMISSIONS, type SimContext } from './sim-context.js';
+import type { SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
-import type { AccountRecord, InstallationRecord, RepositoryRecord } from './sim-state.js';
+import type { AccountRecord, AppRecord, InstallationRecord, RepositoryRecord } from './sim-state.js';
 import type { CreateInstallationInput, InstallationChange, InstallationPermissions } from './types.js';
 import { appHookTarget } from './webhook-targets.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
-function validatePermissions(value: unknown): InstallationPermissions {
-  if (value === undefined) return { ...DEFAULT_PERMISSIONS };
+function validatePermissions(value: unknown, app: AppRecord): InstallationPermissions {
+  if (value === undefined) return { ...app.permissions };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new SimInputError('permissions must be an object such as { "contents": "write" }');
   }
@@ -75,7 +75,7 @@ function ensureRepository(
     private: input.private ?? false,
     defaultBranch: 'main',
     createdAt: ctx.clock.now(),
-    installationId: null,
+    installationIds: [],
   };
   ctx.state.repositories.set(id, repo);
   return repo;
@@ -99,7 +99,7 @@ function change(
   delivery: InstallationChange['delivery'],
 ): InstallationChange {
   return {
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, ctx.state.appOf(installation), ctx.urls),
     repositories: repositoriesOf(ctx, installation).map((repo) => repositoryPayload(repo, ctx.urls)),
     delivery,
   };
@@ -107,6 +107,31 @@ function change(
 
 function senderOf(ctx: SimContext, installation: InstallationRecord) {
   return userPayload(installation.sender, ctx.urls);
+}
+
+function include(repo: RepositoryRecord, installation: InstallationRecord): void {
+  if (!repo.installationIds.includes(installation.id)) repo.installationIds.push(installation.id);
+  if (!installation.repositoryIds.includes(repo.id)) installation.repositoryIds.push(repo.id);
+}
+
+function exclude(repo: RepositoryRecord, installation: InstallationRecord): void {
+  repo.installationIds = repo.installationIds.filter((id) => id !== installation.id);
+}
+
+/** The App `app` names (its slug), or the App the simulator started with. */
+function appToInstall(ctx: SimContext, slug: unknown): AppRecord {
+  if (slug === undefined) return ctx.app;
+  const app = typeof slug === 'string' ? ctx.state.findAppBySlug(slug) : undefined;
+  if (app === undefined) throw new SimInputError(`no App with the slug ${JSON.stringify(slug)}`);
+  return app;
+}
+
+/**
+ * GitHub's rule: only the account that owns a private App can install it (an organisation's
+ * private App, on that organisation).
+ */
+function mayInstall(app: AppRecord, account: AccountRecord): boolean {
+  return app.public || app.owner.id === account.id;
 }
 
 /**
@@ -131,9 +156,15 @@ export async function createInstallation(
     throw new SimInputError(`account.type must be "User" or "Organization"; got ${JSON.stringify(type)}`);
   }
   if (!Array.isArray(input.repositories)) throw new SimInputError('repositories must be an array');
-  const permissions = validatePermissions(input.permissions);
+  const app = appToInstall(ctx, input.app);
+  const permissions = validatePermissions(input.permissions, app);
   const account = ctx.state.getOrCreateAccount(login, type);
-  const existing = ctx.state.findInstallationOfAccount(account.id);
+  if (!mayInstall(app, account)) {
+    throw new SimInputError(
+      `${app.slug} is a private App of ${app.owner.login}: only ${app.owner.login} can install it`,
+    );
+  }
+  const existing = ctx.state.findInstallationOfAccount(account.id, app.id);
   if (existing !== undefined) {
     throw new SimInputError(
       `${account.login} already has an installation of the App (id ${existing.id}); use addRepositories to add repositories`,
@@ -152,27 +183,24 @@ export async function createInstallation(
   const now = ctx.clock.now();
   const installation: InstallationRecord = {
     id: ctx.ids.installation(),
+    appId: app.id,
     account,
     sender,
     repositoryIds: [],
     permissions,
-    events: [...ctx.app.events],
+    events: [...app.events],
     createdAt: now,
     updatedAt: now,
     deleted: false,
   };
-  for (const repoInput of repoInputs) {
-    const repo = ensureRepository(ctx, account, repoInput);
-    repo.installationId = installation.id;
-    if (!installation.repositoryIds.includes(repo.id)) installation.repositoryIds.push(repo.id);
-  }
+  for (const repoInput of repoInputs) include(ensureRepository(ctx, account, repoInput), installation);
   ctx.state.installations.set(installation.id, installation);
   // Whoever installs the App on an organisation is one of its members (an owner, on GitHub).
   if (account.type === 'Organization') addMembership(ctx, account, sender);
 
-  const delivery = await ctx.webhooks.send(appHookTarget(ctx), 'installation', {
+  const delivery = await ctx.webhooks.send(appHookTarget(app), 'installation', {
     action: 'created',
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, app, ctx.urls),
     repositories: repositoriesOf(ctx, installation).map(repositoryRefPayload),
     requester: null,
     sender: userPayload(sender, ctx.urls),
@@ -196,14 +224,14 @@ export async function addRepositories(
       parseRepositoryInput(name, installation.account),
     );
     if (installation.repositoryIds.includes(repo.id)) continue;
-    repo.installationId = installation.id;
-    installation.repositoryIds.push(repo.id);
+    include(repo, installation);
     added.push(repo);
   }
   installation.updatedAt = ctx.clock.now();
-  const delivery = await ctx.webhooks.send(appHookTarget(ctx), 'installation_repositories', {
+  const app = ctx.state.appOf(installation);
+  const delivery = await ctx.webhooks.send(appHookTarget(app), 'installation_repositories', {
     action: 'added',
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, app, ctx.urls),
     repository_selection: 'selected',
     repositories_added: added.map(repositoryRefPayload),
     repositories_removed: [],
@@ -232,12 +260,13 @@ export async function removeRepositories(
   });
   for (const repo of removed) {
     installation.repositoryIds = installation.repositoryIds.filter((id) => id !== repo.id);
-    repo.installationId = null;
+    exclude(repo, installation);
   }
   installation.updatedAt = ctx.clock.now();
-  const delivery = await ctx.webhooks.send(appHookTarget(ctx), 'installation_repositories', {
+  const app = ctx.state.appOf(installation);
+  const delivery = await ctx.webhooks.send(appHookTarget(app), 'installation_repositories', {
     action: 'removed',
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, app, ctx.urls),
     repository_selection: 'selected',
     repositories_added: [],
     repositories_removed: removed.map(repositoryRefPayload),
@@ -256,18 +285,19 @@ export async function deleteInstallation(
   const repositories = repositoriesOf(ctx, installation);
   installation.deleted = true;
   installation.updatedAt = ctx.clock.now();
-  for (const repo of repositories) repo.installationId = null;
+  for (const repo of repositories) exclude(repo, installation);
   for (const [token, record] of ctx.state.installationTokens) {
     if (record.installationId === installationId) ctx.state.installationTokens.delete(token);
   }
-  const delivery = await ctx.webhooks.send(appHookTarget(ctx), 'installation', {
+  const app = ctx.state.appOf(installation);
+  const delivery = await ctx.webhooks.send(appHookTarget(app), 'installation', {
     action: 'deleted',
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, app, ctx.urls),
     repositories: repositories.map(repositoryRefPayload),
     sender: senderOf(ctx, installation),
   });
   return {
-    installation: installationPayload(installation, ctx.app, ctx.urls),
+    installation: installationPayload(installation, app, ctx.urls),
     repositories: repositories.map((repo) => repositoryPayload(repo, ctx.urls)),
     delivery,
   };

@@ -17,7 +17,8 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char);
 }
 
-function page(title: string, body: string): string {
+/** A whole page around `body` (HTML the caller built with `escapeHtml`). */
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>

@@ -511,6 +511,30 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
     expectConforms(userInstallations, await api(sim, 'GET', '/user/installations', { authorization: token }));
     expectConforms(userInstallations, await api(sim, 'GET', '/user/installations', { authorization: jwt }));
 
+    // The manifest flow's conversion: a code from the registration pages, once.
+    sim.signIn('octocat');
+    const form = (fields: Record<string, string>) =>
+      fetch(`${sim.url}/settings/apps/new?state=s`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      });
+    const registered = await form({
+      manifest: JSON.stringify({
+        url: 'https://example.com',
+        hook_attributes: { url: 'https://example.com/hook' },
+        redirect_url: 'https://example.com/back',
+        default_permissions: { contents: 'write' },
+      }),
+      confirm: 'create',
+      name: 'Conformance',
+    });
+    const manifestCode = new URL(registered.headers.get('location') ?? '').searchParams.get('code');
+    const conversions = 'POST /app-manifests/{code}/conversions';
+    expectConforms(conversions, await api(sim, 'POST', `/app-manifests/${manifestCode}/conversions`));
+    expectConforms(conversions, await api(sim, 'POST', `/app-manifests/${manifestCode}/conversions`));
+
     // Tokens expire: 401 everywhere, still GitHub's body.
     clock.advanceSeconds(3601);
     expectConforms(
@@ -527,7 +551,7 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
 
     // Every implemented operation was exercised with a success and an error status.
     const operations = [...exercised.keys()];
-    expect(operations).toHaveLength(23);
+    expect(operations).toHaveLength(24);
     for (const [operation, statuses] of exercised) {
       const codes = [...statuses].map(Number);
       expect(

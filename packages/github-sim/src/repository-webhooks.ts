@@ -4,7 +4,7 @@ import { hookPayload } from './payloads/hook-payload.js';
 import { userPayload } from './payloads/user-payload.js';
 import type { SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
-import type { HookRecord, RepositoryRecord } from './sim-state.js';
+import type { AppRecord, HookRecord, RepositoryRecord } from './sim-state.js';
 import type { WebhookDeliveryRecord } from './types.js';
 import { hookSubscribes, repositoryEventFields, repositoryHookTarget } from './webhook-targets.js';
 
@@ -26,6 +26,12 @@ const ZEN = [
   "It's not fully shipped until it's fast.",
 ];
 
+/** The App that manages the repository's hooks: the App of its (first) installation. */
+function repositoryApp(ctx: SimContext, repo: RepositoryRecord): AppRecord {
+  const installation = ctx.state.installationOfRepository(repo);
+  return installation === undefined ? ctx.app : ctx.state.appOf(installation);
+}
+
 /**
  * Sends the `ping` event GitHub sends to a new hook (and on `POST …/hooks/{id}/pings`).
  * https://docs.github.com/webhooks/webhook-events-and-payloads#ping
@@ -40,7 +46,7 @@ export function sendPing(
     hook_id: hook.id,
     hook: hookPayload(hook, repo, ctx.urls),
     ...repositoryEventFields(ctx, repo),
-    sender: userPayload(ctx.appBot, ctx.urls),
+    sender: userPayload(repositoryApp(ctx, repo).bot, ctx.urls),
   });
 }
 

@@ -1,9 +1,8 @@
-import type { AppIdentity } from './app-identity.js';
 import type { Clock } from './clock.js';
 import type { FaultInjector } from './faults.js';
 import type { IdSequences } from './ids.js';
 import type { OidcIssuer } from './oidc-issuer.js';
-import type { AccountRecord, RepositoryRecord, SimState } from './sim-state.js';
+import type { AppRecord, RepositoryRecord, SimState } from './sim-state.js';
 import type { SimUrls } from './sim-urls.js';
 import type { DispatchRecord, InstallationPermissions } from './types.js';
 import type { WebhookDrops } from './webhook-drops.js';
@@ -14,11 +13,11 @@ export interface SimContext {
   state: SimState;
   ids: IdSequences;
   clock: Clock;
-  app: AppIdentity;
-  /** The organisation that owns the App (`owner` of `GET /app`). */
-  appOwner: AccountRecord;
-  /** The App's bot user (`<slug>[bot]`), the sender of what the App does. */
-  appBot: AccountRecord;
+  /**
+   * The App the simulator starts with (`SimulatorOptions.app`, `sim.app`); Apps registered from a
+   * manifest are in `state.apps` beside it.
+   */
+  app: AppRecord;
   /** Filled in once the server listens. */
   urls: SimUrls;
   allowPrivateHookUrls: boolean;

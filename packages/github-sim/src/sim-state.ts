@@ -1,3 +1,4 @@
+import type { AppIdentity } from './app-identity.js';
 import type { Clock } from './clock.js';
 import { type IdSequences, legacyNodeId } from './ids.js';
 import type {
@@ -18,6 +19,26 @@ export interface AccountRecord {
   createdAt: Date;
 }
 
+/**
+ * A GitHub App the simulator knows: the one it starts with (`SimulatorOptions.app`) and every App
+ * registered from a manifest. Each has its own credentials, owner, bot, hook and installations.
+ */
+export interface AppRecord extends AppIdentity {
+  /** The user or organisation that owns the App (`owner` of `GET /app`). */
+  owner: AccountRecord;
+  /** The App's bot user (`<slug>[bot]`), the sender of what the App does. */
+  bot: AccountRecord;
+  /** What the App asks of the accounts that install it. */
+  permissions: InstallationPermissions;
+  /** A public App can be installed on any account; a private one only on its owner's. */
+  public: boolean;
+  /** Where GitHub sends the browser after an installation (`setup_url`), with `installation_id` and `setup_action`. */
+  setupUrl: string | null;
+  /** The App's homepage (`external_url`); null: the owner's page. */
+  externalUrl: string | null;
+  description: string | null;
+}
+
 export interface RepositoryRecord {
   id: number;
   nodeId: string;
@@ -26,12 +47,14 @@ export interface RepositoryRecord {
   private: boolean;
   defaultBranch: string;
   createdAt: Date;
-  /** The installation that currently includes it, or null once removed. */
-  installationId: number | null;
+  /** The installations (one per App at most) that currently include it. */
+  installationIds: number[];
 }
 
 export interface InstallationRecord {
   id: number;
+  /** The App installed. */
+  appId: number;
   account: AccountRecord;
   /** The user who installed the App: the `sender` of the installation's events. */
   sender: AccountRecord;
@@ -125,6 +148,8 @@ export interface AuthorizationCodeRecord {
 /** A GitHub App user access token (`ghu_…`) and the refresh token issued with it. */
 export interface UserTokenRecord {
   token: string;
+  /** The App the user authorized: the token lists that App's installations. */
+  appId: number;
   user: AccountRecord;
   expiresAt: Date;
   refreshToken: string;
@@ -138,8 +163,22 @@ export interface RuntimeTokenRecord {
   attempt: number;
 }
 
+/**
+ * A temporary code of the manifest flow: GitHub sends the browser back to the manifest's
+ * `redirect_url` with it, and `POST /app-manifests/{code}/conversions` trades it, once, within an
+ * hour, for the App's credentials.
+ */
+export interface ManifestCodeRecord {
+  code: string;
+  appId: number;
+  expiresAt: Date;
+}
+
 /** All in-memory state of one simulator. Nothing is persisted. */
 export class SimState {
+  /** Every App, by id. */
+  readonly apps = new Map<number, AppRecord>();
+  readonly manifestCodes = new Map<string, ManifestCodeRecord>();
   readonly accounts = new Map<string, AccountRecord>();
   readonly repositories = new Map<number, RepositoryRecord>();
   readonly installations = new Map<number, InstallationRecord>();
@@ -202,10 +241,11 @@ export class SimState {
     return this.findRepository(owner, name);
   }
 
-  /** The live (not deleted) installation on an account, if any. */
-  findInstallationOfAccount(accountId: number): InstallationRecord | undefined {
+  /** The live (not deleted) installation of the App on an account, if any. */
+  findInstallationOfAccount(accountId: number, appId: number): InstallationRecord | undefined {
     for (const installation of this.installations.values()) {
-      if (!installation.deleted && installation.account.id === accountId) return installation;
+      if (!installation.deleted && installation.account.id === accountId && installation.appId === appId)
+        return installation;
     }
     return undefined;
   }
@@ -215,9 +255,41 @@ export class SimState {
     return installation === undefined || installation.deleted ? undefined : installation;
   }
 
-  /** The live installation that includes this repository. */
-  installationOfRepository(repo: RepositoryRecord): InstallationRecord | undefined {
-    return repo.installationId === null ? undefined : this.liveInstallation(repo.installationId);
+  /** The live installations that include this repository, one per App. */
+  installationsOfRepository(repo: RepositoryRecord): InstallationRecord[] {
+    return repo.installationIds
+      .map((id) => this.liveInstallation(id))
+      .filter((installation): installation is InstallationRecord => installation !== undefined);
+  }
+
+  /** The live installation that includes this repository: the App's, or without an App the first one. */
+  installationOfRepository(repo: RepositoryRecord, appId?: number): InstallationRecord | undefined {
+    return this.installationsOfRepository(repo).find(
+      (installation) => appId === undefined || installation.appId === appId,
+    );
+  }
+
+  /** The App of an installation (every installation has one). */
+  appOf(installation: InstallationRecord): AppRecord {
+    const app = this.apps.get(installation.appId);
+    if (app === undefined) throw new Error(`installation ${installation.id} names no known App`);
+    return app;
+  }
+
+  findAppBySlug(slug: string): AppRecord | undefined {
+    const wanted = slug.toLowerCase();
+    for (const app of this.apps.values()) if (app.slug.toLowerCase() === wanted) return app;
+    return undefined;
+  }
+
+  findAppByClientId(clientId: string): AppRecord | undefined {
+    for (const app of this.apps.values()) if (app.clientId === clientId) return app;
+    return undefined;
+  }
+
+  findAppByHookId(hookId: number): AppRecord | undefined {
+    for (const app of this.apps.values()) if (app.hookId === hookId) return app;
+    return undefined;
   }
 
   hooksOfRepository(repositoryId: number): HookRecord[] {

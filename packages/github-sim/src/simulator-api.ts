@@ -53,7 +53,14 @@ export interface GitHubSimulator {
   readonly oidcIssuer: string;
   /** The App's credentials and settings (a snapshot; read it again after changes). */
   readonly app: SimulatedApp;
+  /**
+   * Every App: the one the simulator started with, then those registered from a manifest
+   * (`/settings/apps/new`), in the order they were created.
+   */
+  apps(): SimulatedApp[];
+  /** Points the App the simulator started with at a webhook URL (null: no App webhook). */
   setAppWebhookUrl(url: string | null): void;
+  /** Installs an App (`input.app`, default the App the simulator started with) on an account. */
   createInstallation(input: CreateInstallationInput): Promise<InstallationChange>;
   addRepositories(installationId: number, names: string[]): Promise<InstallationChange>;
   removeRepositories(installationId: number, fullNames: string[]): Promise<InstallationChange>;

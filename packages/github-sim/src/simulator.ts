@@ -1,13 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import Fastify from 'fastify';
 import { renameAccount } from './account-renames.js';
-import { createAppIdentity, toSimulatedApp } from './app-identity.js';
+import { createAppIdentity } from './app-identity.js';
+import { addApp, toSimulatedApp } from './apps.js';
 import { systemClock } from './clock.js';
 import { ConsumerWorkflows } from './consumer-workflows.js';
 import { FaultInjector } from './faults.js';
 import { apiPlugin } from './http/api-plugin.js';
 import { controlPlugin } from './http/control-routes.js';
 import { installPlugin } from './http/install-routes.js';
+import { manifestPlugin } from './http/manifest-routes.js';
 import { OAUTH_PATH, oauthPlugin } from './http/oauth-routes.js';
 import { oidcPlugin } from './http/oidc-routes.js';
 import { createIdSequences } from './ids.js';
@@ -23,7 +25,7 @@ import { OIDC_ISSUER_PATH, OidcIssuer } from './oidc-issuer.js';
 import { mintOidcToken } from './oidc-tokens.js';
 import { addOrgMember, removeOrgMember } from './org-members.js';
 import { sendRepositoryWebhook } from './repository-webhooks.js';
-import type { SimContext } from './sim-context.js';
+import { DEFAULT_PERMISSIONS, type SimContext } from './sim-context.js';
 import { SimInputError } from './sim-input-error.js';
 import { SimState } from './sim-state.js';
 import { createSimUrls, oidcIssuerUrl } from './sim-urls.js';
@@ -70,7 +72,15 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   const state = new SimState(ids, clock);
   const appOptions = options.app ?? {};
   if (appOptions.webhookUrl !== undefined) validateWebhookUrl(appOptions.webhookUrl);
-  const app = createAppIdentity(appOptions, ids.hook(), clock.now());
+  const identity = createAppIdentity(appOptions, ids.hook(), clock.now());
+  const app = addApp(state, identity, {
+    owner: state.getOrCreateAccount(`${identity.slug}-owner`, 'Organization'),
+    permissions: DEFAULT_PERMISSIONS,
+    public: true,
+    setupUrl: null,
+    externalUrl: null,
+    description: null,
+  });
   const oidc = await OidcIssuer.create(options.oidcTokenLifetimeSeconds);
   const urls = createSimUrls('');
   const shutdown = new AbortController();
@@ -92,8 +102,6 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     ids,
     clock,
     app,
-    appOwner: state.getOrCreateAccount(`${app.slug}-owner`, 'Organization'),
-    appBot: state.getOrCreateAccount(`${app.slug}[bot]`, 'Bot'),
     urls,
     allowPrivateHookUrls: options.allowPrivateHookUrls ?? false,
     oidc,
@@ -118,6 +126,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     get app() {
       return toSimulatedApp(app);
     },
+    apps: () => [...state.apps.values()].map(toSimulatedApp),
     setAppWebhookUrl(url) {
       validateWebhookUrl(url);
       app.webhookUrl = url;
@@ -206,6 +215,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
   await server.register(oauthPlugin, { prefix: OAUTH_PATH, ctx });
   await server.register(controlPlugin, { prefix: '/_sim', sim });
   await server.register(installPlugin, { prefix: '/apps', ctx, sim });
+  await server.register(manifestPlugin, { ctx, sim });
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: `zekt-github-sim has no route ${request.method} ${request.url}` }),
   );

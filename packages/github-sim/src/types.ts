@@ -332,7 +332,10 @@ export interface CreateInstallationInput {
   repositories: Array<string | { name: string; private?: boolean }>;
   /** The user who installed the App (the `sender`); default: the account itself, or `<org>-admin` for an organisation. */
   sender?: { login: string };
+  /** Default: the App's permissions. */
   permissions?: InstallationPermissions;
+  /** The slug of the App to install; default: the App the simulator started with. */
+  app?: string;
 }
 
 export interface InstallationChange {
@@ -357,6 +360,14 @@ export interface SimulatedApp {
   callbackUrls: string[];
   /** The App hook's id: the `X-GitHub-Hook-ID` of App-level deliveries. */
   hookId: number;
+  /** The login of the user or organisation that owns the App. */
+  owner: string;
+  /** What the App asks of the accounts that install it. */
+  permissions: InstallationPermissions;
+  /** Whether any account may install it (else only its owner). */
+  public: boolean;
+  /** Where GitHub sends the browser after an installation; null: nowhere. */
+  setupUrl: string | null;
 }
 
 /**

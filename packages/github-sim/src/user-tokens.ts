@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomAlphanumeric, randomHex } from './ids.js';
 import { httpUrl, redirectAllowed } from './redirect-uri.js';
 import type { SimContext } from './sim-context.js';
-import type { AccountRecord, AuthorizationCodeRecord, UserTokenRecord } from './sim-state.js';
+import type { AccountRecord, AppRecord, AuthorizationCodeRecord, UserTokenRecord } from './sim-state.js';
 
 /**
  * The credentials of GitHub's OAuth web flow for a GitHub App: one-time authorization codes and the
@@ -79,12 +79,12 @@ function sameSecret(given: string, expected: string): boolean {
 /** Issues a one-time code (20 hex characters, like GitHub's) for the user, bound to the App and the redirect. */
 export function issueAuthorizationCode(
   ctx: SimContext,
-  input: { user: AccountRecord; redirectUri: string; redirectUriRequested: boolean },
+  input: { app: AppRecord; user: AccountRecord; redirectUri: string; redirectUriRequested: boolean },
 ): string {
   const code = randomHex(10);
   ctx.state.authorizationCodes.set(code, {
     code,
-    clientId: ctx.app.clientId,
+    clientId: input.app.clientId,
     redirectUri: input.redirectUri,
     redirectUriRequested: input.redirectUriRequested,
     user: input.user,
@@ -98,10 +98,10 @@ export function issueAuthorizationCode(
  * request named none (the code went to the App's first callback URL), any URI the App's callback
  * URLs admit will do. GitHub lets the exchange leave it out either way.
  */
-function redirectMatches(ctx: SimContext, record: AuthorizationCodeRecord, given: string): boolean {
+function redirectMatches(app: AppRecord, record: AuthorizationCodeRecord, given: string): boolean {
   if (record.redirectUriRequested) return given === record.redirectUri;
   const url = httpUrl(given);
-  return url !== undefined && redirectAllowed(url, ctx.app.callbackUrls);
+  return url !== undefined && redirectAllowed(url, app.callbackUrls);
 }
 
 /**
@@ -114,11 +114,8 @@ export function exchangeCode(
   params: TokenExchangeParams,
 ): TokenExchangeSuccessBody | TokenExchangeErrorBody {
   const { client_id: clientId, client_secret: clientSecret, code, redirect_uri: redirectUri } = params;
-  if (
-    clientId !== ctx.app.clientId ||
-    clientSecret === undefined ||
-    !sameSecret(clientSecret, ctx.app.clientSecret)
-  ) {
+  const app = clientId === undefined ? undefined : ctx.state.findAppByClientId(clientId);
+  if (app === undefined || clientSecret === undefined || !sameSecret(clientSecret, app.clientSecret)) {
     return exchangeError('incorrect_client_credentials');
   }
   const now = ctx.clock.now().getTime();
@@ -126,11 +123,11 @@ export function exchangeCode(
   if (record === undefined || record.clientId !== clientId || record.expiresAt.getTime() <= now) {
     return exchangeError('bad_verification_code');
   }
-  if (redirectUri !== undefined && redirectUri !== '' && !redirectMatches(ctx, record, redirectUri)) {
+  if (redirectUri !== undefined && redirectUri !== '' && !redirectMatches(app, record, redirectUri)) {
     return exchangeError('redirect_uri_mismatch');
   }
   ctx.state.authorizationCodes.delete(record.code);
-  const token = createUserToken(ctx, record.user);
+  const token = createUserToken(ctx, app, record.user);
   return {
     access_token: token.token,
     expires_in: USER_TOKEN_LIFETIME_SECONDS,
@@ -141,10 +138,11 @@ export function exchangeCode(
   };
 }
 
-function createUserToken(ctx: SimContext, user: AccountRecord): UserTokenRecord {
+function createUserToken(ctx: SimContext, app: AppRecord, user: AccountRecord): UserTokenRecord {
   const now = ctx.clock.now().getTime();
   const record: UserTokenRecord = {
     token: `ghu_${randomAlphanumeric(36)}`,
+    appId: app.id,
     user,
     expiresAt: new Date(now + USER_TOKEN_LIFETIME_SECONDS * 1000),
     refreshToken: `ghr_${randomAlphanumeric(76)}`,

@@ -30,7 +30,11 @@ export async function redeliverWebhook(
       `GUID ${guid} went to hooks ${candidates.map((c) => c.hookId).join(', ')}: say which one to redeliver to (hookId)`,
     );
   }
-  if (sent.hookType === 'app') return ctx.webhooks.redeliver(guid, appHookTarget(ctx));
+  if (sent.hookType === 'app') {
+    const app = ctx.state.findAppByHookId(sent.hookId);
+    if (app === undefined) throw new SimInputError(`the App of delivery ${guid} no longer exists`);
+    return ctx.webhooks.redeliver(guid, appHookTarget(app));
+  }
   const hook = ctx.state.hooks.get(sent.hookId);
   const repo = hook === undefined ? undefined : ctx.state.repositories.get(hook.repositoryId);
   if (hook === undefined || repo === undefined) {

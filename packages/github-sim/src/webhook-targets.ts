@@ -1,19 +1,19 @@
 import { organizationPayload } from './payloads/organization-payload.js';
 import { repositoryPayload } from './payloads/repository-payload.js';
 import type { SimContext } from './sim-context.js';
-import type { HookRecord, RepositoryRecord } from './sim-state.js';
+import type { AppRecord, HookRecord, RepositoryRecord } from './sim-state.js';
 import type { WebhookDeliveryRecord } from './types.js';
 import type { WebhookTarget } from './webhook-sender.js';
 
-/** The App-level hook: the App's webhook URL and secret, target type `integration`. */
-export function appHookTarget(ctx: SimContext): WebhookTarget {
+/** An App's own hook: its webhook URL and secret, target type `integration`. */
+export function appHookTarget(app: AppRecord): WebhookTarget {
   return {
     hookType: 'app',
-    hookId: ctx.app.hookId,
-    url: ctx.app.webhookUrl,
-    secret: ctx.app.webhookSecret,
+    hookId: app.hookId,
+    url: app.webhookUrl,
+    secret: app.webhookSecret,
     targetType: 'integration',
-    targetId: ctx.app.id,
+    targetId: app.id,
     repository: null,
   };
 }

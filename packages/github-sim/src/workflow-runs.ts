@@ -145,22 +145,26 @@ export async function sendWorkflowRun(
     ...repositoryEventFields(ctx, repo),
     sender: userPayload(run.triggeringActor, ctx.urls),
   };
-  // One event, one GUID, whichever hooks receive it (the repository's and the App's).
+  // One event, one GUID, whichever hooks receive it (the repository's and every App's).
   const guid = newGuid();
   const toRepositoryHooks = sendToRepositoryHooks(ctx, repo, 'workflow_run', payload, guid);
-  const installation = ctx.state.installationOfRepository(repo);
-  const toApp =
-    installation !== undefined &&
-    ctx.app.events.includes('workflow_run') &&
-    grants(installation.permissions.actions, 'read')
-      ? ctx.webhooks.send(
-          appHookTarget(ctx),
-          'workflow_run',
-          { ...payload, installation: installationRefPayload(installation) },
-          guid,
-        )
-      : null;
-  return [...(await toRepositoryHooks), ...(toApp === null ? [] : [await toApp])];
+  // Every App installed on the repository that subscribed to the event gets it, on its own hook.
+  const toApps = ctx.state
+    .installationsOfRepository(repo)
+    .filter(
+      (installation) =>
+        ctx.state.appOf(installation).events.includes('workflow_run') &&
+        grants(installation.permissions.actions, 'read'),
+    )
+    .map((installation) =>
+      ctx.webhooks.send(
+        appHookTarget(ctx.state.appOf(installation)),
+        'workflow_run',
+        { ...payload, installation: installationRefPayload(installation) },
+        guid,
+      ),
+    );
+  return [...(await toRepositoryHooks), ...(await Promise.all(toApps))];
 }
 
 /**

@@ -75,6 +75,8 @@ export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M
   : never;
 
 export type Me = Answer<'/api/v1/me', 'get'>;
+export type SetupStatus = Answer<'/api/setup', 'get'>;
+export type AppSettings = Answer<'/api/v1/app', 'get'>;
 export type Account = Me['accounts'][number];
 export type Repository = Answer<'/api/v1/accounts/{account}/repositories', 'get'>['repositories'][number];
 export type Workflow = Answer<'/api/v1/repositories/{owner}/{repo}/workflows', 'get'>['workflows'][number];

@@ -1352,7 +1352,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `setup_required`: no GitHub App is configured yet (setup mode): webhooks cannot be verified and GitHub cannot be called; register the App at `<ZEKT_BASE_URL>/setup` with the setup code `zekt serve` printed */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1364,7 +1364,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "setup_required";
                         } & {
                             [key: string]: unknown;
                         };
@@ -10546,6 +10546,796 @@ export interface paths {
                             detail: string;
                             /** @enum {string} */
                             code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/app": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The GitHub App in use and the source of its credentials */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description environment: GITHUB_APP_ID and the other App settings are set (they win); store: registered through setup */
+                            source: "environment" | "store";
+                            appId: number;
+                            slug: string | null;
+                            name: string | null;
+                            owner: string | null;
+                            htmlUrl: string | null;
+                            installUrl: string | null;
+                            registeredAt: string | null;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unauthenticated`: send an API token (`Authorization: Bearer zkt_…`) or log in to the console; `invalid_token`: the token is unknown, revoked, expired, for another audience or issuer, or badly signed (`alg: none` included); `session_expired`: the console session ended (logout, 12 hours, or unknown): log in again */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unauthenticated" | "invalid_token" | "session_expired";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds; `setup_required`: no GitHub App is configured yet (setup mode): webhooks cannot be verified and GitHub cannot be called; register the App at `<ZEKT_BASE_URL>/setup` with the setup code `zekt serve` printed */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict" | "setup_required";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first-run page; with `?code=` (the setup URL), starts this browser’s setup session */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `invalid_setup_code`: the setup code is wrong: open the URL `zekt serve` printed at start (`zekt setup` prints it again) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_setup_code";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `console_not_built`: the console’s files are missing: run `npm run build` */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "console_not_built";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `app_already_configured`: a GitHub App is configured (in the environment, or registered through setup): setup is closed; to use another App, set its GITHUB_APP_ID, GITHUB_PRIVATE_KEY and GITHUB_WEBHOOK_SECRET */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "app_already_configured";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Setup mode: whether a GitHub App is configured, and (for a setup session) which */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description a GitHub App is configured; false: setup mode */
+                            configured: boolean;
+                            source: ("environment" | "store") | null;
+                            /** @description this browser opened the setup URL with its code */
+                            setupSession: boolean;
+                            app: {
+                                appId: number;
+                                slug: string | null;
+                                name: string | null;
+                                owner: string | null;
+                                htmlUrl: string | null;
+                                installUrl: string | null;
+                            } | null;
+                            /** @description the App is installed on an account (told to a setup session) */
+                            installed: boolean;
+                            /** @description GitHub's web root the App is registered on (GITHUB_URL) */
+                            githubUrl: string;
+                            /** @description the name the setup page suggests for the App */
+                            defaultName: string;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts registering the GitHub App: the manifest and where the browser posts it */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description register the App for your own account, or for an organisation you own */
+                        account: "user" | "organization";
+                        /** @description the organisation’s login */
+                        organization?: string;
+                        name: string;
+                        /** @description whether accounts other than its owner may install the App: true when providers and consumers are different organisations */
+                        public: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description where the browser posts the manifest: GitHub’s page, with the state */
+                            action: string;
+                            /** @description the GitHub App manifest as JSON: the form field `manifest` */
+                            manifest: string;
+                        };
+                    };
+                };
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "malformed_json" | "json_too_deep";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `csrf_rejected`: a change authenticated by the session cookie came without the console’s `Origin`; scripts use an API token; `setup_session_required`: registering the GitHub App needs a browser that opened the setup URL with its code (a setup session lasts 2 hours): open the URL `zekt serve` or `zekt setup` printed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "csrf_rejected" | "setup_session_required";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `request_timeout`: the request (headers and body) did not arrive within `ZEKT_REQUEST_TIMEOUT_MS`; send it again, at once */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "request_timeout";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `app_already_configured`: a GitHub App is configured (in the environment, or registered through setup): setup is closed; to use another App, set its GITHUB_APP_ID, GITHUB_PRIVATE_KEY and GITHUB_WEBHOOK_SECRET */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "app_already_configured";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `payload_too_large`: a message is at most 512 KB, a webhook 25 MB (GitHub’s cap), any other request body 1 MB; refused from `Content-Length` before the body is read when it says so */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `unsupported_media_type`: send JSON (`application/json`); webhooks must be configured with content type JSON */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "unsupported_media_type";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `server_unavailable`: this endpoint already holds as many request bytes as `ZEKT_BODY_BYTES_IN_FLIGHT` allows, or the server is shutting down; nothing was done: retry after `Retry-After` seconds; `store_unavailable`: the database is unreachable; nothing was acknowledged; try again shortly; `store_conflict`: the database ended the request’s transaction to resolve a conflict with a concurrent one; nothing was stored: send it again after `Retry-After` seconds */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "server_unavailable" | "store_unavailable" | "store_conflict";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/setup/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The manifest’s redirect_url: GitHub sends the browser back with the App’s code and the state */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `invalid_setup_state`: GitHub sent the browser back from registering the App with a `state` this browser was not given, one used already, or one older than an hour; nothing was registered: start again on the setup page */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_request" | "invalid_setup_state";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `setup_session_required`: registering the GitHub App needs a browser that opened the setup URL with its code (a setup session lasts 2 hours): open the URL `zekt serve` or `zekt setup` printed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "setup_session_required";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `app_already_configured`: a GitHub App is configured (in the environment, or registered through setup): setup is closed; to use another App, set its GITHUB_APP_ID, GITHUB_PRIVATE_KEY and GITHUB_WEBHOOK_SECRET */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "app_already_configured";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `rate_limited`: too many failed authentications from this client or with this token prefix, or too many calls with this token, in the last minute: wait `Retry-After` seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `internal_error`: a bug: it has been logged with its stack; the answer reveals nothing */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description `manifest_code_rejected`: GitHub did not hand over the registered App’s credentials (`POST /app-manifests/{code}/conversions`: the code is unknown, used or older than an hour); delete the App it may have created in its settings on GitHub and register again on the setup page; `github_unavailable`: GitHub did not answer; try again */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "manifest_code_rejected" | "github_unavailable";
                         } & {
                             [key: string]: unknown;
                         };

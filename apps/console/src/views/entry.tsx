@@ -1,9 +1,24 @@
-import { loginUrl, type Me } from '../api/client';
+import { api, loginUrl, type Me, ok } from '../api/client';
 import { Page } from '../components/page';
+import { Loading } from '../components/states';
+import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
+import { SetupView } from './setup';
 
-/** A visitor without a session: what Zekt is, and the way in (GitHub login, back to this page). */
+/**
+ * A visitor without a session: what Zekt is, and the way in (GitHub login, back to this page) —
+ * or, while Zekt has no GitHub App yet (setup mode), the first-run page.
+ */
 export function LoginView() {
+  const setup = useQuery('setup-mode', () => ok(api.GET('/api/setup'), { unauthorized: 'throw' }));
+  if (setup.data?.configured === false) return <SetupView />;
+  if (setup.data === undefined && setup.error === undefined) {
+    return (
+      <main className="login">
+        <Loading what="Zekt" />
+      </main>
+    );
+  }
   return (
     <main className="login">
       <h1>Zekt</h1>

@@ -1,6 +1,8 @@
 import { type Config, ConfigError, type Environment, loadConfig, loadStoreConfig } from '../config.js';
 import { anyFailed, type CheckResult, judgeServiceChecks } from '../domain/service-checks.js';
-import { credentialsFromConfig, setupUrlOf } from '../startup/app-credentials.js';
+import { environmentAppCredentials, resolveAppCredentials } from '../setup/app-credentials.js';
+import { type AppCredentials, setupUrlOf } from '../startup/app-credentials.js';
+import { openExistingStore } from '../startup/existing-store.js';
 import { gatherServiceFacts } from '../startup/service-facts.js';
 
 /**
@@ -29,18 +31,33 @@ export async function runDoctor(options: {
       database = null;
     }
   }
+  // The App registered through setup lives in the store: read it there when the store opens (the
+  // database check below says why when it does not), else only the environment's App is known.
+  const store = database && config ? await openExistingStore(database).catch(() => undefined) : undefined;
+  let credentials: AppCredentials | null = null;
+  if (config) {
+    try {
+      credentials = store
+        ? await resolveAppCredentials({ store, config })
+        : environmentAppCredentials(config);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems = [...problems, ...error.problems];
+    }
+  }
   const facts = await gatherServiceFacts({
     configurationProblems: problems,
     database,
+    ...(store ? { store } : {}),
     github: config && {
       apiUrl: config.github.apiUrl,
-      credentials: credentialsFromConfig(config),
+      credentials,
       setupUrl: setupUrlOf(config.baseUrl),
     },
     webhookUrl: config ? `${config.baseUrl}/webhooks/github` : '',
     oidcIssuer: config?.oidc.issuer ?? null,
     alertUrl: config?.alerts.url ?? null,
-  });
+  }).finally(() => store?.close().catch(() => undefined));
   const checks = judgeServiceChecks(facts, { kind: 'operator' });
   const ok = !anyFailed(checks);
   options.write(

@@ -187,6 +187,15 @@ async function main(argv: string[]): Promise<number> {
         write: (text) => process.stdout.write(text),
       });
     }
+    case 'setup': {
+      parseCommand(usageOf('setup'), rest);
+      const { runSetup } = await import('./setup.js');
+      return runSetup({
+        config: loadConfig(env),
+        write: (text) => process.stdout.write(text),
+        warn: (text) => process.stderr.write(text),
+      });
+    }
     case 'migrate': {
       parseCommand(usageOf('migrate'), rest);
       const { openStore } = await import('../store/store.js');

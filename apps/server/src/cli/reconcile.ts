@@ -3,7 +3,9 @@ import type { Config } from '../config.js';
 import { MAX_REDELIVERY_ASKS } from '../domain/reconcile.js';
 import { createGitHubClient } from '../github/github-client.js';
 import { createReconciler, type ReconcileReport } from '../reconcile/reconciler.js';
+import { resolveAppCredentials } from '../setup/app-credentials.js';
 import { openStore } from '../store/store.js';
+import { CliError } from './cli-error.js';
 
 /**
  * `zekt reconcile`: one reconciler pass on demand (issue 12 §3), against the store and GitHub App
@@ -20,12 +22,18 @@ export async function runReconcile(input: {
   const store = await openStore(input.config.database);
   try {
     await store.migrate();
+    const app = await resolveAppCredentials({ store, config: input.config });
+    if (app === null) {
+      throw new CliError(
+        'zekt reconcile: no GitHub App is configured yet; register one through setup (`zekt setup` prints the URL) or set GITHUB_APP_ID, GITHUB_PRIVATE_KEY and GITHUB_WEBHOOK_SECRET',
+      );
+    }
     const reconciler = createReconciler({
       store,
       clock: { now: () => Date.now() },
       github: createGitHubClient({
-        appId: input.config.github.appId,
-        privateKey: input.config.github.privateKey,
+        appId: app.appId,
+        privateKey: app.privateKey,
         apiUrl: input.config.github.apiUrl,
       }),
       // The report is the output; the log would only repeat it.

@@ -85,6 +85,15 @@ export const COMMANDS: readonly CommandUsage[] = [
     examples: ['zekt demo-trigger', `npm run trigger -- '{"version":"1.2.3"}'`],
   },
   {
+    command: 'setup',
+    summary: 'print the setup URL that registers the GitHub App (setup mode)',
+    synopsis: ['zekt setup'],
+    details:
+      'Prints the <ZEKT_BASE_URL>/setup?code=… URL `zekt serve` prints when no GitHub App is configured: the same one every time, from the store and ZEKT_SECRET (set both as for the server). Exits 1 when an App is configured already (setup is then closed).',
+    options: [],
+    examples: ['zekt setup', 'DATABASE_URL=postgres://… ZEKT_SECRET=… zekt setup'],
+  },
+  {
     command: 'migrate',
     summary: 'apply database migrations',
     synopsis: ['zekt migrate'],

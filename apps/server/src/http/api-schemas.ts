@@ -44,6 +44,64 @@ export const MeSchema = Type.Object({
   ),
 });
 
+const CredentialSource = Type.Union([Type.Literal('environment'), Type.Literal('store')], {
+  description:
+    'environment: GITHUB_APP_ID and the other App settings are set (they win); store: registered through setup',
+});
+
+export const SetupStatusSchema = Type.Object({
+  configured: Type.Boolean({ description: 'a GitHub App is configured; false: setup mode' }),
+  source: Nullable(CredentialSource),
+  setupSession: Type.Boolean({ description: 'this browser opened the setup URL with its code' }),
+  app: Nullable(
+    Type.Object(
+      {
+        appId: Type.Integer(),
+        slug: Nullable(Type.String()),
+        name: Nullable(Type.String()),
+        owner: Nullable(Type.String()),
+        htmlUrl: Nullable(Type.String()),
+        installUrl: Nullable(Type.String({ description: 'where to install the App on an account' })),
+      },
+      { description: 'the App, told to a browser with a setup session once it is configured' },
+    ),
+  ),
+  installed: Type.Boolean({ description: 'the App is installed on an account (told to a setup session)' }),
+  githubUrl: Type.String({ description: "GitHub's web root the App is registered on (GITHUB_URL)" }),
+  defaultName: Type.String({ description: 'the name the setup page suggests for the App' }),
+});
+
+export const SetupManifestRequestSchema = Type.Object(
+  {
+    account: Type.Union([Type.Literal('user'), Type.Literal('organization')], {
+      description: 'register the App for your own account, or for an organisation you own',
+    }),
+    organization: Type.Optional(Type.String({ maxLength: 39, description: 'the organisation’s login' })),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    public: Type.Boolean({
+      description:
+        'whether accounts other than its owner may install the App: true when providers and consumers are different organisations',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SetupManifestSchema = Type.Object({
+  action: Type.String({ description: 'where the browser posts the manifest: GitHub’s page, with the state' }),
+  manifest: Type.String({ description: 'the GitHub App manifest as JSON: the form field `manifest`' }),
+});
+
+export const AppSettingsSchema = Type.Object({
+  source: CredentialSource,
+  appId: Type.Integer(),
+  slug: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  owner: Nullable(Type.String()),
+  htmlUrl: Nullable(Type.String()),
+  installUrl: Nullable(Type.String()),
+  registeredAt: NullableTime,
+});
+
 export const RepositorySchema = Type.Object({
   id: Type.Integer(),
   fullName: Type.String(),

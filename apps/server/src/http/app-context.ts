@@ -13,6 +13,8 @@ import type { OidcVerifier } from '../github/oidc-verifier.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import type { SecretBox } from '../security/secret-box.js';
+import type { AppSetup } from '../setup/app-setup.js';
+import type { LiveAppCredentials } from '../setup/live-app-credentials.js';
 import type { ServiceChecks } from '../startup/service-checks.js';
 import type { Store } from '../store/store.js';
 import type { Tracer } from '../tracing/tracer.js';
@@ -26,13 +28,17 @@ export interface AppContext {
   clock: Clock;
   logger: Logger;
   baseUrl: string;
+  /** GitHub as the App in use now (`appCredentials`). */
   github: GitHubClient;
-  /** GitHub's OAuth web flow for the console login; null when the App's OAuth credentials are not set. */
-  oauth: GitHubOAuth | null;
+  /** GitHub's OAuth web flow for the console login; null while the App in use has no OAuth client. */
+  oauth: () => Promise<GitHubOAuth | null>;
+  /** The App credentials in use and their source; none in setup mode. */
+  appCredentials: LiveAppCredentials;
+  /** Setup mode: the setup code, setup sessions, registering the App from a manifest. */
+  setup: AppSetup;
   oidc: OidcVerifier;
   secretBox: SecretBox;
   deliveryTokens: DeliveryTokens;
-  appWebhookSecret: string;
   messageGraceMs: number;
   /** How long a durable delivery GitHub accepted may wait for its workflow before it is flagged not started. */
   notStartedAfterMs: number;

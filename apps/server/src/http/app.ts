@@ -12,6 +12,7 @@ import { createRateLimiter, limitFailedAuthentication } from './rate-limits.js';
 import { requestForLog } from './request-log.js';
 import { addSecurityHeaders } from './response-headers.js';
 import { registerAlertRoutes } from './routes/alerts.js';
+import { registerAppSettingsRoute } from './routes/app-settings.js';
 import { registerAuditRoutes } from './routes/audit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerConnectionRoutes } from './routes/connections.js';
@@ -28,6 +29,7 @@ import { registerRepositoryRoutes } from './routes/repositories.js';
 import { registerServiceCheckRoutes } from './routes/service-checks.js';
 import { registerServiceSchemaRoutes } from './routes/service-schemas.js';
 import { registerServiceRoutes } from './routes/services.js';
+import { registerSetupRoutes } from './routes/setup.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerUsageRoutes } from './routes/usage.js';
@@ -136,11 +138,13 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerRecoveryRoutes(api, context);
     registerTokenRoutes(api, context);
     registerServiceCheckRoutes(api, context);
+    registerAppSettingsRoute(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  registerConsoleRoutes(app, {
+  const consolePage = registerConsoleRoutes(app, {
     githubWebUrl: context.githubWebUrl,
     ...(context.consoleDir ? { consoleDir: context.consoleDir } : {}),
   });
+  registerSetupRoutes(app, { ...context, consolePage });
   return app;
 }

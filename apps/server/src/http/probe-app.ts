@@ -17,7 +17,15 @@ import { serverTimeouts } from './server-timeouts.js';
 export async function buildProbeApp(
   context: Pick<
     AppContext,
-    'store' | 'clock' | 'logger' | 'scrapeMetrics' | 'metricsToken' | 'limits' | 'http' | 'notReadyReason'
+    | 'store'
+    | 'clock'
+    | 'logger'
+    | 'scrapeMetrics'
+    | 'metricsToken'
+    | 'limits'
+    | 'http'
+    | 'notReadyReason'
+    | 'appCredentials'
   >,
 ): Promise<App> {
   const app = Fastify({

@@ -49,6 +49,12 @@ export const PROBLEMS = {
     meaning:
       'the login’s callback does not carry the `state` this browser was given (started elsewhere, or older than 10 minutes): start again at `/auth/login`',
   },
+  invalid_setup_state: {
+    status: 400,
+    title: 'Invalid setup state',
+    meaning:
+      'GitHub sent the browser back from registering the App with a `state` this browser was not given, one used already, or one older than an hour; nothing was registered: start again on the setup page',
+  },
   invalid_recovery_window: {
     status: 400,
     title: 'Invalid recovery window',
@@ -123,6 +129,18 @@ export const PROBLEMS = {
     title: 'Membership required',
     meaning:
       'only members of an account see this: install the Zekt GitHub App on an account, or ask one of its members, then log in again',
+  },
+  invalid_setup_code: {
+    status: 403,
+    title: 'Invalid setup code',
+    meaning:
+      'the setup code is wrong: open the URL `zekt serve` printed at start (`zekt setup` prints it again)',
+  },
+  setup_session_required: {
+    status: 403,
+    title: 'Setup code required',
+    meaning:
+      'registering the GitHub App needs a browser that opened the setup URL with its code (a setup session lasts 2 hours): open the URL `zekt serve` or `zekt setup` printed',
   },
   route_not_found: { status: 404, title: 'Route not found', meaning: 'no such endpoint' },
   console_not_built: {
@@ -252,6 +270,12 @@ export const PROBLEMS = {
     title: 'Installation unavailable',
     meaning: 'the App is not installed on the account, or the installation is suspended',
   },
+  app_already_configured: {
+    status: 409,
+    title: 'App already configured',
+    meaning:
+      'a GitHub App is configured (in the environment, or registered through setup): setup is closed; to use another App, set its GITHUB_APP_ID, GITHUB_PRIVATE_KEY and GITHUB_WEBHOOK_SECRET',
+  },
   limit_reached: {
     status: 409,
     title: 'Limit reached',
@@ -333,6 +357,12 @@ export const PROBLEMS = {
     title: 'GitHub unavailable',
     meaning: 'GitHub did not answer; try again',
   },
+  manifest_code_rejected: {
+    status: 502,
+    title: 'GitHub refused the App’s code',
+    meaning:
+      'GitHub did not hand over the registered App’s credentials (`POST /app-manifests/{code}/conversions`: the code is unknown, used or older than an hour); delete the App it may have created in its settings on GitHub and register again on the setup page',
+  },
   oidc_unavailable: {
     status: 503,
     title: 'OIDC issuer unavailable',
@@ -348,6 +378,12 @@ export const PROBLEMS = {
     title: 'Not ready',
     meaning:
       '`/readyz` only: the process cannot work as configured (GitHub refused the App’s key or id at start); `detail` names the setting to fix',
+  },
+  setup_required: {
+    status: 503,
+    title: 'Setup required',
+    meaning:
+      'no GitHub App is configured yet (setup mode): webhooks cannot be verified and GitHub cannot be called; register the App at `<ZEKT_BASE_URL>/setup` with the setup code `zekt serve` printed',
   },
   store_unavailable: {
     status: 503,

@@ -4,7 +4,7 @@ import { hkdfSync } from 'node:crypto';
  * `ZEKT_SECRET` is never used directly: each purpose gets its own key derived with HKDF, so a
  * key leaked from one use (say, a delivery-token MAC) says nothing about another (hook secrets).
  */
-export type KeyPurpose = 'hook-secrets' | 'delivery-tokens' | 'sessions';
+export type KeyPurpose = 'hook-secrets' | 'app-credentials' | 'setup-code' | 'delivery-tokens' | 'sessions';
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Buffer {
   return Buffer.from(

@@ -2,19 +2,27 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { deriveKey } from './keys.js';
 
 /**
- * Encrypts the secrets of the repository hooks Zekt places, so a copy of the database alone does
- * not let anyone forge webhooks. AES-256-GCM; the stored form is `v1.<iv>.<ciphertext>.<tag>`
- * (base64url), the version leaves room for key rotation.
+ * Encrypts secrets Zekt keeps in its store: the secrets of the repository hooks it places, and
+ * the GitHub App registered through setup (each with a key of its own), so a copy of the database
+ * alone lets nobody forge webhooks or act as the App. AES-256-GCM; the stored form is
+ * `v1.<iv>.<ciphertext>.<tag>` (base64url), the version leaves room for key rotation.
  *
  * @example const box = createSecretBox(process.env.ZEKT_SECRET); box.open(box.seal('s3cret')) // 's3cret'
  */
+export type SealedSecretPurpose = 'hook-secrets' | 'app-credentials';
+
+const WHAT: Record<SealedSecretPurpose, string> = {
+  'hook-secrets': 'a stored hook secret',
+  'app-credentials': 'the GitHub App registered through setup',
+};
+
 export interface SecretBox {
   seal(plaintext: string): string;
   open(sealed: string): string;
 }
 
-export function createSecretBox(secret: string): SecretBox {
-  const key = deriveKey(secret, 'hook-secrets');
+export function createSecretBox(secret: string, purpose: SealedSecretPurpose = 'hook-secrets'): SecretBox {
+  const key = deriveKey(secret, purpose);
   return {
     seal(plaintext) {
       const iv = randomBytes(12);
@@ -37,7 +45,7 @@ export function createSecretBox(secret: string): SecretBox {
           decipher.final(),
         ]).toString('utf8');
       } catch (error) {
-        throw new Error('a stored hook secret cannot be decrypted: was ZEKT_SECRET changed?', {
+        throw new Error(`${WHAT[purpose]} cannot be decrypted: was ZEKT_SECRET changed?`, {
           cause: error,
         });
       }

@@ -1,28 +1,11 @@
-import type { Config } from '../config.js';
-import type { CredentialSource } from '../domain/service-checks.js';
-
 /**
- * The GitHub App credentials the checks verify, with where they come from. The checks take them
- * as input: from the environment today, from the store once the App was registered at setup
- * (settings in the environment win); null when there are none yet (setup mode).
+ * What the start-up checks and `zekt doctor` verify of the GitHub App: the credentials in use,
+ * from the environment or registered through setup (`setup/app-credentials.ts` decides which;
+ * the environment wins), or none (setup mode).
  */
-export interface AppCredentials {
-  appId: number;
-  privateKey: string;
-  webhookSecret: string;
-  clientId: string | null;
-  clientSecret: string | null;
-  source: CredentialSource;
-}
+export type { AppCredentials } from '../setup/app-credentials.js';
 
-/** The credentials the environment sets, or null when it sets no App. */
-export function credentialsFromConfig(config: Pick<Config, 'github'>): AppCredentials | null {
-  const { appId, privateKey, webhookSecret, clientId, clientSecret } = config.github;
-  if (appId === 0 || privateKey === '') return null;
-  return { appId, privateKey, webhookSecret, clientId, clientSecret, source: 'environment' };
-}
-
-/** Where a browser registers the App in setup mode (its code is printed at start). */
+/** Where a browser registers the App in setup mode (its code is printed at start; `zekt setup` prints it again). */
 export function setupUrlOf(baseUrl: string): string {
   return `${baseUrl}/setup`;
 }

@@ -29,6 +29,11 @@ function credentials(privateKey = sim.app.privateKeyPem): AppCredentials {
     clientId: null,
     clientSecret: null,
     source: 'environment',
+    slug: null,
+    name: null,
+    htmlUrl: null,
+    owner: null,
+    registeredAt: null,
   };
 }
 

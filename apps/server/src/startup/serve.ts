@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import { createLogger, createZekt, type Role, type Zekt } from '../zekt.js';
-import { credentialsFromConfig } from './app-credentials.js';
 import { type AppVerification, verifyAppAtStart } from './app-verification.js';
 import { explainDatabaseFailure } from './database-problems.js';
 
@@ -32,7 +31,7 @@ export async function runServe(options: {
   }
   try {
     verification = await verifyAppAtStart({
-      credentials: credentialsFromConfig(config),
+      credentials: await zekt.appCredentials.get(),
       apiUrl: config.github.apiUrl,
       mode: config.mode,
       logger: logger.child({ component: 'startup' }),
@@ -44,6 +43,7 @@ export async function runServe(options: {
         ? `zekt worker running, probes and metrics on ${url}\n`
         : `zekt ${role} listening on ${url}, metrics on ${zekt.metricsUrl}\n`,
     );
+    await announceSetupMode(zekt, role, options.write);
   } catch (error) {
     verification?.stop();
     await zekt.stop().catch(() => undefined);
@@ -52,4 +52,33 @@ export async function runServe(options: {
   await options.untilStopped();
   verification.stop();
   await zekt.stop();
+}
+
+/**
+ * Setup mode, said at start: the setup URL (like Jupyter's and Grafana's first-run links), which
+ * only this log and `zekt setup` show; a worker says it waits for the App.
+ */
+async function announceSetupMode(zekt: Zekt, role: Role, write: (line: string) => void): Promise<void> {
+  if (role === 'worker') {
+    if ((await zekt.appCredentials.get()) === null) {
+      write(
+        'zekt worker: no GitHub App is configured yet (setup mode); it uses the App registered through setup as soon as there is one, without a restart\n',
+      );
+    }
+    return;
+  }
+  const url = await zekt.setup.setupUrl();
+  if (url === null) return;
+  write(
+    [
+      '',
+      'zekt: no GitHub App is configured yet (setup mode). Register one from your browser:',
+      '',
+      `    ${url}`,
+      '',
+      '  The code in this URL is what lets you register the App here; `zekt setup` prints it again.',
+      '',
+      '',
+    ].join('\n'),
+  );
 }

@@ -463,6 +463,37 @@ export interface RecoveryItemsTable {
   created_at: Timestamp;
 }
 
+/** The GitHub App registered through setup (one row, slot `github_app`), sealed with ZEKT_SECRET. */
+export interface AppCredentialsTable {
+  slot: 'github_app';
+  /** The secret box (`security/secret-box.ts`) of the credentials as JSON (`setup/app-credentials.ts`). */
+  sealed: string;
+  registered_at: Timestamp;
+}
+
+/** The random nonce the setup code is derived from with ZEKT_SECRET (one row, slot `setup`). */
+export interface SetupCodesTable {
+  slot: 'setup';
+  nonce: string;
+  created_at: Timestamp;
+}
+
+/** A browser that presented the setup code: the SHA-256 of its cookie value. */
+export interface SetupSessionsTable {
+  session_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** A manifest flow's `state` (SHA-256), bound to the setup session that started it; single use. */
+export interface SetupStatesTable {
+  state_hash: string;
+  session_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   repositories: RepositoriesTable;
@@ -496,6 +527,10 @@ export interface Database {
   recovery_items: RecoveryItemsTable;
   service_schemas: ServiceSchemasTable;
   schema_violations: SchemaViolationsTable;
+  app_credentials: AppCredentialsTable;
+  setup_codes: SetupCodesTable;
+  setup_sessions: SetupSessionsTable;
+  setup_states: SetupStatesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -13,6 +13,15 @@ import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 export { freePort } from '../free-port.js';
 
+/** What `withoutApp` leaves out of the simulator's environment. */
+export const APP_SETTINGS = [
+  'GITHUB_APP_ID',
+  'GITHUB_PRIVATE_KEY',
+  'GITHUB_WEBHOOK_SECRET',
+  'GITHUB_CLIENT_ID',
+  'GITHUB_CLIENT_SECRET',
+];
+
 export interface Harness {
   sim: GitHubSimulator;
   zekt: Zekt;
@@ -45,6 +54,11 @@ export interface HarnessOptions {
   workers?: boolean;
   /** More configuration (ZEKT_RETRY_SCHEDULE, ZEKT_DISPATCH_TIMEOUT_MS, …). */
   env?: Record<string, string>;
+  /**
+   * Leave the GitHub App's settings out (GITHUB_APP_ID and the others): the service starts in setup
+   * mode, and the App is registered through setup from the simulator.
+   */
+  withoutApp?: boolean;
   /** Changes the PostgreSQL URL the service uses (to route it through a proxy). */
   rewriteDatabaseUrl?: (url: string) => string;
   /** Where the service logs (default: silent, or ZEKT_TEST_LOG's level). */
@@ -68,7 +82,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({
+  const env: Record<string, string | undefined> = {
     ...environmentForSimulator(sim, {
       port,
       dataDir: dir,
@@ -81,7 +95,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Tests poll the API as fast as they can; the per-token limit has tests of its own.
     ZEKT_API_CALL_LIMIT: '1000000',
     ...options.env,
-  });
+  };
+  if (options.withoutApp) {
+    for (const name of APP_SETTINGS) delete env[name];
+  }
+  const config = loadConfig(env);
   const zekt = await createZekt({
     config,
     role: options.workers === false ? 'api' : 'all',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
-import { freePort } from './harness.js';
+import { APP_SETTINGS, freePort } from './harness.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
 import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
@@ -22,7 +22,12 @@ export interface ProcessStack {
 
 export async function prepareProcessStack(
   processes: ProcessGroup,
-  options: { name: string; env?: Record<string, string> },
+  options: {
+    name: string;
+    env?: Record<string, string>;
+    /** Without the App's settings: Zekt starts in setup mode and its App is registered through setup. */
+    withoutApp?: boolean;
+  },
 ): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), `zekt-${options.name}-`));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
@@ -35,7 +40,7 @@ export async function prepareProcessStack(
     const sim = await processes.startSimulator();
     const port = await freePort();
     const zektUrl = `http://127.0.0.1:${port}`;
-    const zektEnv = {
+    const zektEnv: Record<string, string> = {
       ...(environmentForSimulator(sim, {
         port,
         dataDir,
@@ -46,6 +51,9 @@ export async function prepareProcessStack(
       ZEKT_API_CALL_LIMIT: '1000000',
       ...options.env,
     };
+    if (options.withoutApp) {
+      for (const name of APP_SETTINGS) delete zektEnv[name];
+    }
     const hook = await json('PUT', `${sim.url}/_sim/app/webhook`, { url: `${zektUrl}/webhooks/github` });
     if (hook.status !== 200) throw new Error(`the simulator refused the App webhook URL: ${hook.status}`);
     return { sim, zektUrl, zektEnv, close };

@@ -93,6 +93,20 @@ export class ProcessGroup {
     return { child, metricsUrl };
   }
 
+  /**
+   * Starts `zekt serve` without a GitHub App (setup mode): it is alive (`/healthz`) but not ready,
+   * and prints the setup URL, which this resolves with.
+   */
+  async startZektInSetupMode(
+    env: Record<string, string>,
+    args: string[] = [],
+  ): Promise<{ child: ChildProcess; setupUrl: string }> {
+    const child = this.start([serverCli, 'serve', ...args], { ZEKT_METRICS_PORT: '0', ...env });
+    child.stdout?.resume();
+    const setupUrl = await lineOf(child, /^\s+(http\S+\/setup\?code=\S+)$/m);
+    return { child, setupUrl };
+  }
+
   /** Starts `zekt serve --role worker` and waits until its loops run. */
   async startWorker(env: Record<string, string>): Promise<ChildProcess> {
     return (await this.startProbedWorker(env)).child;

@@ -22,20 +22,26 @@ export async function setUpRemoteWorld(input: {
   zektEnv: Record<string, string>;
   workflow: string;
   durable?: boolean;
+  /** The slug of the App to install (one registered through setup); default the simulator's own. */
+  app?: string;
 }): Promise<RemoteWorld> {
   const { sim, zektUrl } = input;
+  const app = input.app === undefined ? {} : { app: input.app };
   const provider = await json('POST', `${sim.url}/_sim/installations`, {
     account: { login: 'acme', type: 'Organization' },
     repositories: ['api'],
     sender: { login: 'alice' },
+    ...app,
   });
   expect(provider.status).toBe(201);
   expect(provider.body.delivery.status).toBe(200);
-  await json('POST', `${sim.url}/_sim/installations`, {
+  const consumer = await json('POST', `${sim.url}/_sim/installations`, {
     account: { login: 'globex', type: 'Organization' },
     repositories: ['app'],
     sender: { login: 'bob' },
+    ...app,
   });
+  expect(consumer.status).toBe(201);
   const tokenOf = async (login: string) =>
     (await input.processes.run(['token', 'create', '--login', login], input.zektEnv))
       .trim()

@@ -55,6 +55,7 @@ export async function controlPlugin(
   );
 
   instance.get('/app', async () => sim.app);
+  instance.get('/apps', async () => sim.apps());
 
   instance.put('/app/webhook', async (request) => {
     const { url } = objectBody(request.body, 'PUT /_sim/app/webhook');

@@ -53,7 +53,7 @@ async function callerOf(ctx: SimContext, request: FastifyRequest): Promise<Calle
   }
 }
 
-function primaryRateLimitMessage(ctx: SimContext, request: FastifyRequest, caller: Caller | undefined) {
+function primaryRateLimitMessage(request: FastifyRequest, caller: Caller | undefined) {
   if (caller?.kind === 'installation') {
     return {
       message: `API rate limit exceeded for installation ID ${caller.installation.id}.`,
@@ -62,7 +62,7 @@ function primaryRateLimitMessage(ctx: SimContext, request: FastifyRequest, calle
   }
   if (caller?.kind === 'app') {
     return {
-      message: `API rate limit exceeded for app ID ${ctx.app.id}.`,
+      message: `API rate limit exceeded for app ID ${caller.app.id}.`,
       documentationUrl: PRIMARY_RATE_LIMIT_DOCUMENTATION_URL,
     };
   }
@@ -155,7 +155,7 @@ export function installFaultInjection(api: FastifyInstance, ctx: SimContext): vo
         const status = fault.status ?? 403;
         state.rateLimitExhaustedUntil =
           epochSeconds(ctx.clock) + (fault.resetInSeconds ?? DEFAULT_WAIT_SECONDS);
-        const { message, documentationUrl } = primaryRateLimitMessage(ctx, request, caller);
+        const { message, documentationUrl } = primaryRateLimitMessage(request, caller);
         return reply.code(status).send(basicError(status, message, documentationUrl));
       }
       case 'secondary_rate_limit': {

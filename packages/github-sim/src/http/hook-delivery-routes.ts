@@ -98,8 +98,8 @@ export function registerHookDeliveryRoutes(api: FastifyInstance, ctx: SimContext
     return ctx.state.deliveries.filter((d) => d.hookType === 'repository' && d.hookId === hook.id);
   };
   const appHookDeliveries = async (request: FastifyRequest, docs: string) => {
-    await requireApp(ctx, request, docs);
-    return ctx.state.deliveries.filter((d) => d.hookType === 'app');
+    const app = await requireApp(ctx, request, docs);
+    return ctx.state.deliveries.filter((d) => d.hookType === 'app' && d.hookId === app.hookId);
   };
   const findDelivery = (deliveries: WebhookDeliveryRecord[], rawId: string, docs: string) => {
     const id = idParam(rawId);

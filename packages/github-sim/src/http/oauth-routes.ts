@@ -50,7 +50,8 @@ function chooseUser(ctx: SimContext, query: URLSearchParams): { user?: AccountRe
 async function authorize(ctx: SimContext, request: FastifyRequest, reply: FastifyReply) {
   const query = queryOf(request);
   const clientId = query.get('client_id');
-  if (clientId !== ctx.app.clientId) {
+  const app = clientId === null ? undefined : ctx.state.findAppByClientId(clientId);
+  if (app === undefined) {
     return sendHtml(
       reply,
       404,
@@ -65,7 +66,7 @@ async function authorize(ctx: SimContext, request: FastifyRequest, reply: Fastif
   let redirectUri: string;
   if (requested === null || requested === '') {
     // GitHub falls back on the App's first callback URL; without one there is nowhere to go.
-    const fallback = ctx.app.callbackUrls[0];
+    const fallback = app.callbackUrls[0];
     if (fallback === undefined) {
       return sendHtml(
         reply,
@@ -86,7 +87,7 @@ async function authorize(ctx: SimContext, request: FastifyRequest, reply: Fastif
         errorPage('Invalid redirect_uri', `redirect_uri must be an absolute http(s) URL; got ${requested}`),
       );
     }
-    if (!redirectAllowed(url, ctx.app.callbackUrls)) {
+    if (!redirectAllowed(url, app.callbackUrls)) {
       return sendHtml(reply, 400, errorPage('Be careful!', REDIRECT_NOT_ASSOCIATED));
     }
     redirectUri = requested;
@@ -103,7 +104,7 @@ async function authorize(ctx: SimContext, request: FastifyRequest, reply: Fastif
       reply,
       200,
       signInPage({
-        appName: ctx.app.name,
+        appName: app.name,
         action: `${OAUTH_PATH}/authorize`,
         params,
         users,
@@ -114,6 +115,7 @@ async function authorize(ctx: SimContext, request: FastifyRequest, reply: Fastif
   }
 
   const code = issueAuthorizationCode(ctx, {
+    app,
     user,
     redirectUri,
     redirectUriRequested: redirectUri === requested,

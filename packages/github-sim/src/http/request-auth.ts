@@ -13,6 +13,7 @@ import { grants } from '../installation-tokens.js';
 import type { SimContext } from '../sim-context.js';
 import type {
   AccountRecord,
+  AppRecord,
   InstallationRecord,
   InstallationTokenRecord,
   RepositoryRecord,
@@ -23,10 +24,11 @@ import { getRequestState } from './request-state.js';
 
 export type Caller =
   | { kind: 'none' }
-  | { kind: 'app' }
+  | { kind: 'app'; app: AppRecord }
   | { kind: 'installation'; token: InstallationTokenRecord; installation: InstallationRecord }
   | { kind: 'user'; token: UserTokenRecord; user: AccountRecord };
 
+export type AppCaller = Extract<Caller, { kind: 'app' }>;
 export type InstallationCaller = Extract<Caller, { kind: 'installation' }>;
 export type UserCaller = Extract<Caller, { kind: 'user' }>;
 
@@ -52,13 +54,20 @@ export async function authenticate(ctx: SimContext, request: FastifyRequest): Pr
   try {
     if (credential === undefined) throw badCredentials();
     if (looksLikeJwt(credential)) {
-      const result = await verifyAppJwt(credential, ctx.app, epochSeconds(ctx.clock));
+      const result = await verifyAppJwt(
+        credential,
+        {
+          byId: (id) => ctx.state.apps.get(id),
+          byClientId: (clientId) => ctx.state.findAppByClientId(clientId),
+        },
+        epochSeconds(ctx.clock),
+      );
       if (!result.ok) throw result.error;
       if (state !== undefined) {
-        state.auth = { kind: 'app', appId: result.appId };
-        state.rateKey = 'app';
+        state.auth = { kind: 'app', appId: result.app.id };
+        state.rateKey = `app:${result.app.id}`;
       }
-      return { kind: 'app' };
+      return { kind: 'app', app: result.app };
     }
     const installation = installationCaller(ctx, credential);
     if (installation !== undefined) {
@@ -83,18 +92,19 @@ export async function authenticate(ctx: SimContext, request: FastifyRequest): Pr
   }
 }
 
-/** Endpoints that need the App JWT (`/app/...`, `/repos/{owner}/{repo}/installation`). */
+/** Endpoints that need an App JWT (`/app/...`, `/repos/{owner}/{repo}/installation`): the App it proves. */
 export async function requireApp(
   ctx: SimContext,
   request: FastifyRequest,
   documentationUrl: string,
-): Promise<void> {
+): Promise<AppRecord> {
   const caller = await authenticate(ctx, request);
   if (caller.kind === 'none') throw requiresAuthentication(documentationUrl);
   // An installation or user token where a JWT is required: GitHub tries to decode it as a JWT.
   if (caller.kind !== 'app') {
     throw new GitHubApiError(401, 'A JSON web token could not be decoded', GENERIC_DOCUMENTATION_URL);
   }
+  return caller.app;
 }
 
 /** Endpoints that need an installation token. */

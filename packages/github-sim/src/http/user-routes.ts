@@ -26,17 +26,18 @@ export function registerUserRoutes(api: FastifyInstance, ctx: SimContext): void 
   });
 
   api.get<{ Querystring: PageQuery }>('/user/installations', async (request, reply) => {
-    const { user } = await requireUser(
+    const { user, token } = await requireUser(
       ctx,
       request,
       DOCS.listInstallations,
       'You must authenticate with an access token authorized to a GitHub App in order to list installations',
     );
-    const installations = installationsOfUser(ctx, user);
+    // The installations of the App the user authorized, not of every App.
+    const installations = installationsOfUser(ctx, user).filter((i) => i.appId === token.appId);
     return {
       total_count: installations.length,
       installations: paginate(ctx, request, reply, installations).map((installation) =>
-        installationPayload(installation, ctx.app, ctx.urls),
+        installationPayload(installation, ctx.state.appOf(installation), ctx.urls),
       ),
     };
   });

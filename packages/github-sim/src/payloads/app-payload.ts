@@ -1,31 +1,24 @@
-import type { AppIdentity } from '../app-identity.js';
 import { toGitHubTimestamp } from '../clock.js';
-import type { AccountRecord } from '../sim-state.js';
+import type { AppRecord } from '../sim-state.js';
 import type { SimUrls } from '../sim-urls.js';
 import { userPayload } from './user-payload.js';
 
 /** The App ("Integration") as `GET /app` returns it. */
-export function appPayload(
-  app: AppIdentity,
-  owner: AccountRecord,
-  permissions: Record<string, string>,
-  installationsCount: number,
-  urls: SimUrls,
-) {
+export function appPayload(app: AppRecord, installationsCount: number, urls: SimUrls) {
   const created = toGitHubTimestamp(app.createdAt);
   return {
     id: app.id,
     slug: app.slug,
     node_id: Buffer.from(`011:Integration${app.id}`).toString('base64'),
     client_id: app.clientId,
-    owner: userPayload(owner, urls),
+    owner: userPayload(app.owner, urls),
     name: app.name,
-    description: null,
-    external_url: `${urls.base}/${owner.login}`,
+    description: app.description,
+    external_url: app.externalUrl ?? `${urls.base}/${app.owner.login}`,
     html_url: `${urls.base}/apps/${app.slug}`,
     created_at: created,
     updated_at: created,
-    permissions: { ...permissions },
+    permissions: { ...app.permissions },
     events: [...app.events],
     installations_count: installationsCount,
   };

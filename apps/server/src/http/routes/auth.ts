@@ -39,14 +39,15 @@ export function registerAuthRoutes(
   const origin = new URL(context.baseUrl).origin;
   const returnPath = (value: string | undefined) => sameOriginPath(value, origin);
 
-  function requireOAuth() {
-    if (!context.oauth) {
+  async function requireOAuth() {
+    const oauth = await context.oauth();
+    if (!oauth) {
       throw new HttpError(
         'oauth_not_configured',
-        "console login is not configured: set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET from the GitHub App's settings",
+        "console login is not configured: register the GitHub App at /setup, or set GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET from the GitHub App's settings",
       );
     }
-    return context.oauth;
+    return oauth;
   }
 
   app.get(
@@ -62,7 +63,7 @@ export function registerAuthRoutes(
       },
     },
     async (request, reply) => {
-      const oauth = requireOAuth();
+      const oauth = await requireOAuth();
       const state = generateOAuthState();
       const returnTo = returnPath(request.query.returnTo);
       const value = `${state}.${Buffer.from(returnTo, 'utf8').toString('base64url')}`;
@@ -91,7 +92,7 @@ export function registerAuthRoutes(
       },
     },
     async (request, reply) => {
-      const oauth = requireOAuth();
+      const oauth = await requireOAuth();
       // The state cookie is single-use, whatever happens next.
       reply.header('set-cookie', serializeCookie(names.state, '', { maxAge: 0, secure }));
       reply.header('cache-control', 'no-store');

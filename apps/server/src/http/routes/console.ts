@@ -53,7 +53,7 @@ function loadConsole(dir: string): { page: Buffer; assets: Map<string, Asset> } 
 export function registerConsoleRoutes(
   app: App,
   options: { consoleDir?: string; githubWebUrl: string },
-): void {
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   const built = loadConsole(options.consoleDir ?? DEFAULT_CONSOLE_DIR);
   const secure = (reply: FastifyReply) =>
     reply
@@ -97,4 +97,6 @@ export function registerConsoleRoutes(
     }
     return page(request, reply);
   });
+  // Pages other routes serve too (/setup, before or after its code).
+  return page;
 }

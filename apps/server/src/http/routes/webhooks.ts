@@ -11,6 +11,8 @@ import type { RateLimiter } from '../rate-limits.js';
 
 /** GitHub caps webhook payloads at 25 MB. https://docs.github.com/webhooks/webhook-events-and-payloads#payload-cap */
 const GITHUB_PAYLOAD_CAP_BYTES = 25 * 1024 * 1024;
+const SETUP_REQUIRED_DETAIL =
+  'Zekt has no GitHub App yet (setup mode): register one at /setup with the setup code `zekt serve` printed (`zekt setup` prints it again)';
 const UNSIGNED_DETAIL =
   'X-Hub-Signature-256 is missing: configure a webhook secret (every Zekt webhook must be signed)';
 
@@ -21,7 +23,7 @@ export function registerWebhookRoute(
     | 'store'
     | 'clock'
     | 'secretBox'
-    | 'appWebhookSecret'
+    | 'appCredentials'
     | 'messageGraceMs'
     | 'routeInline'
     | 'handoff'
@@ -50,8 +52,14 @@ export function registerWebhookRoute(
       '/webhooks/github',
       {
         bodyLimit: GITHUB_PAYLOAD_CAP_BYTES,
-        // An unsigned webhook is refused from its headers, before its body (up to 25 MB) is read.
+        // Refused from the headers, before the body (up to 25 MB) is read: in setup mode there is no
+        // App to verify it with (the store is read again: another process may have registered
+        // one), and an unsigned webhook is never accepted.
         onRequest: async (request) => {
+          if ((await context.appCredentials.get({ fresh: true })) === null) {
+            outcomes.set(request, 'rejected');
+            throw new HttpError('setup_required', SETUP_REQUIRED_DETAIL);
+          }
           if (request.headers['x-hub-signature-256'] === undefined) {
             outcomes.set(request, 'bad_signature');
             throw new HttpError('invalid_signature', UNSIGNED_DETAIL);
@@ -76,6 +84,7 @@ export function registerWebhookRoute(
               'malformed_webhook',
               'hook_repository_mismatch',
               'payload_too_large',
+              'setup_required',
             ),
           },
         },
@@ -85,13 +94,15 @@ export function registerWebhookRoute(
           const value = request.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
+        const app = await context.appCredentials.get();
+        if (app === null) throw new HttpError('setup_required', SETUP_REQUIRED_DETAIL);
         const outcome = await ingestGitHubWebhook(
           {
             store: context.store,
             clock: context.clock,
             secretBox: context.secretBox,
             hookSecrets,
-            appWebhookSecret: context.appWebhookSecret,
+            appWebhookSecret: app.webhookSecret,
             messageGraceMs: context.messageGraceMs,
             routeInline: context.routeInline,
             handoff: context.handoff,

@@ -53,6 +53,15 @@ CREATE UNIQUE INDEX api_tokens_pkey ON public.api_tokens USING btree (token_id);
 CREATE UNIQUE INDEX api_tokens_token_hash_key ON public.api_tokens USING btree (token_hash);
 CREATE INDEX api_tokens_user ON public.api_tokens USING btree (user_id, token_id);
 
+table app_credentials (
+  registered_at bigint not null,
+  sealed text not null,
+  slot text not null,
+  constraint app_credentials_pkey PRIMARY KEY (slot),
+  constraint app_credentials_slot_check CHECK ((slot = 'github_app'::text))
+);
+CREATE UNIQUE INDEX app_credentials_pkey ON public.app_credentials USING btree (slot);
+
 table archives (
   archived_at bigint not null,
   event_id text not null,
@@ -411,6 +420,32 @@ table sessions (
 CREATE INDEX sessions_expires ON public.sessions USING btree (expires_at);
 CREATE UNIQUE INDEX sessions_pkey ON public.sessions USING btree (session_hash);
 CREATE INDEX sessions_user ON public.sessions USING btree (user_id);
+
+table setup_codes (
+  created_at bigint not null,
+  nonce text not null,
+  slot text not null,
+  constraint setup_codes_pkey PRIMARY KEY (slot)
+);
+CREATE UNIQUE INDEX setup_codes_pkey ON public.setup_codes USING btree (slot);
+
+table setup_sessions (
+  created_at bigint not null,
+  expires_at bigint not null,
+  session_hash text not null,
+  constraint setup_sessions_pkey PRIMARY KEY (session_hash)
+);
+CREATE UNIQUE INDEX setup_sessions_pkey ON public.setup_sessions USING btree (session_hash);
+
+table setup_states (
+  created_at bigint not null,
+  expires_at bigint not null,
+  session_hash text not null,
+  state_hash text not null,
+  used_at bigint,
+  constraint setup_states_pkey PRIMARY KEY (state_hash)
+);
+CREATE UNIQUE INDEX setup_states_pkey ON public.setup_states USING btree (state_hash);
 
 table subscriptions (
   consumer_account_id bigint not null,

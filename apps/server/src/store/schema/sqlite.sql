@@ -4,6 +4,8 @@ CREATE TABLE "alerts" ("alert_id" text primary key, "account_id" integer not nul
 
 CREATE TABLE "api_tokens" ("token_id" text primary key, "user_id" text not null references "users" ("user_id"), "token_hash" text not null unique, "name" text not null, "created_at" integer not null, "last_used_at" integer, "revoked_at" integer, "expires_at" integer);
 
+CREATE TABLE "app_credentials" ("slot" text primary key check (slot = 'github_app'), "sealed" text not null, "registered_at" integer not null);
+
 CREATE TABLE "archives" ("event_id" text primary key, "summary" text not null, "has_message" integer not null, "payload" text, "payload_bytes" integer not null, "archived_at" integer not null, "expires_at" integer not null);
 
 CREATE TABLE "audit_entries" ("audit_id" text primary key, "account_id" integer, "actor_user_id" text, "actor_login" text not null, "actor_token_id" text, "action" text not null, "target_type" text not null, "target_id" text not null, "before" text, "after" text, "created_at" integer not null);
@@ -45,6 +47,12 @@ CREATE TABLE "service_schemas" ("service_id" text not null references "services"
 CREATE TABLE "services" ("service_id" text primary key, "account_id" integer not null references "accounts" ("account_id"), "repository_id" integer not null references "repositories" ("repository_id"), "workflow_path" text not null, "slug" text not null, "event_type" text not null, "description" text not null, "tags" text not null, "visibility" text not null, "published" integer default 0 not null, "created_at" integer not null, "updated_at" integer not null, "schema_version" integer, "schema_enforcement" text default 'off' not null, "schema_requires_message" integer default 0 not null, constraint "services_account_slug" unique ("account_id", "slug"));
 
 CREATE TABLE "sessions" ("session_hash" text primary key, "user_id" text not null references "users" ("user_id"), "created_at" integer not null, "expires_at" integer not null);
+
+CREATE TABLE "setup_codes" ("slot" text primary key, "nonce" text not null, "created_at" integer not null);
+
+CREATE TABLE "setup_sessions" ("session_hash" text primary key, "created_at" integer not null, "expires_at" integer not null);
+
+CREATE TABLE "setup_states" ("state_hash" text primary key, "session_hash" text not null, "created_at" integer not null, "expires_at" integer not null, "used_at" integer);
 
 CREATE TABLE "subscriptions" ("subscription_id" text primary key, "service_id" text not null references "services" ("service_id"), "consumer_account_id" integer not null references "accounts" ("account_id"), "consumer_repository_id" integer not null references "repositories" ("repository_id"), "status" text not null, "durable" integer default 0 not null, "requested_by" text not null, "requested_at" integer not null, "decided_by" text, "decided_at" integer, "created_at" integer not null, "updated_at" integer not null);
 

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { createGitHubClient, GitHubApiError, type GitHubClient } from './github-client.js';
+import { createGitHubOAuth, type GitHubOAuth } from './github-oauth.js';
+
+/** The credentials a client is built from (`setup/app-credentials.ts` answers them). */
+export interface ClientCredentials {
+  appId: number;
+  privateKey: string;
+  clientId: string | null;
+  clientSecret: string | null;
+}
+
+/** Why a call to GitHub cannot be made yet. */
+export const SETUP_MODE_MESSAGE =
+  'no GitHub App is configured yet (setup mode): register one at <ZEKT_BASE_URL>/setup with the setup code `zekt serve` or `zekt setup` prints';
+
+/**
+ * A `GitHubClient` that acts as whichever App the process uses now: each call asks `credentials`
+ * (cached by the caller) and goes to a client built for them, kept while they stay the same, so
+ * installation tokens stay cached. In setup mode a dispatch fails as an attempt would and every
+ * other call throws a `GitHubApiError` without a status.
+ */
+export function createCurrentAppClient(options: {
+  credentials: () => Promise<ClientCredentials | null>;
+  apiUrl: string;
+}): GitHubClient {
+  let current: { key: string; client: GitHubClient } | null = null;
+  const client = async (): Promise<GitHubClient | null> => {
+    const credentials = await options.credentials();
+    if (credentials === null) return null;
+    const key = `${credentials.appId}:${fingerprint(credentials.privateKey)}`;
+    if (current?.key !== key) {
+      current = {
+        key,
+        client: createGitHubClient({
+          appId: credentials.appId,
+          privateKey: credentials.privateKey,
+          apiUrl: options.apiUrl,
+        }),
+      };
+    }
+    return current.client;
+  };
+  const required = async (): Promise<GitHubClient> => {
+    const found = await client();
+    if (found === null) throw new GitHubApiError(undefined, SETUP_MODE_MESSAGE, []);
+    return found;
+  };
+
+  return {
+    async dispatch(input) {
+      const found = await client();
+      if (found === null) return { ok: false, headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
+      return found.dispatch(input);
+    },
+    async appInstallUrl() {
+      return (await client())?.appInstallUrl() ?? null;
+    },
+    createRepositoryHook: async (input) => (await required()).createRepositoryHook(input),
+    listRepositoryHooks: async (input) => (await required()).listRepositoryHooks(input),
+    updateRepositoryHook: async (input) => (await required()).updateRepositoryHook(input),
+    deleteRepositoryHook: async (input) => (await required()).deleteRepositoryHook(input),
+    listHookDeliveries: async (hook, cursor) => (await required()).listHookDeliveries(hook, cursor),
+    redeliverHookDelivery: async (hook, id) => (await required()).redeliverHookDelivery(hook, id),
+  };
+}
+
+/**
+ * GitHub's OAuth web flow for the App in use, or null while the App has no OAuth client (setup
+ * mode, or an environment without `GITHUB_CLIENT_ID`).
+ */
+export function createCurrentAppOAuth(options: {
+  credentials: () => Promise<ClientCredentials | null>;
+  webUrl: string;
+  apiUrl: string;
+}): () => Promise<GitHubOAuth | null> {
+  let current: { key: string; oauth: GitHubOAuth } | null = null;
+  return async () => {
+    const credentials = await options.credentials();
+    if (credentials?.clientId == null || credentials.clientSecret === null) return null;
+    const key = `${credentials.clientId}:${fingerprint(credentials.clientSecret)}`;
+    if (current?.key !== key) {
+      current = {
+        key,
+        oauth: createGitHubOAuth({
+          webUrl: options.webUrl,
+          apiUrl: options.apiUrl,
+          clientId: credentials.clientId,
+          clientSecret: credentials.clientSecret,
+        }),
+      };
+    }
+    return current.oauth;
+  };
+}
+
+/** Tells credentials apart without keeping a second copy of the secret in a string. */
+function fingerprint(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
