@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'subscription.revoke',
   'subscription.withdraw',
   'subscription.durable',
+  'subscription.delivery_mode',
   'token.create',
   'delivery.replay',
   'recovery.start',

@@ -68,6 +68,11 @@ export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDeli
     awaiting_start_since: null,
     not_started_at: null,
     run_seen_at: null,
+    consumer_run_id: null,
+    consumer_run_url: null,
+    consumer_run_html_url: null,
+    run_follow_at: null,
+    run_follow_reads: 0,
     updated_at: now,
   };
 }

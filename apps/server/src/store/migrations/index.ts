@@ -9,6 +9,7 @@ import * as m0006 from './0006-audit-and-recovery.js';
 import * as m0007 from './0007-reconcile-and-alerts.js';
 import * as m0008 from './0008-attempt-connection.js';
 import * as m0009 from './0009-usage-shards.js';
+import * as m0014 from './0014-workflow-dispatch.js';
 
 interface ZektMigration {
   // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0007-reconcile-and-alerts': m0007,
   '0008-attempt-connection': m0008,
   '0009-usage-shards': m0009,
+  '0014-workflow-dispatch': m0014,
 };
 
 /**
