@@ -343,6 +343,14 @@ export interface paths {
                                     [key: string]: string;
                                 };
                             } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
+                            } | null;
                             /** @description in single-record answers only */
                             attempts?: {
                                 number: number;
@@ -631,6 +639,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -3774,8 +3790,15 @@ export interface paths {
                                 };
                                 /** @description the consumer repository (owner/repo) */
                                 deliversTo: string;
-                                /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                                /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                                 completionTracking: boolean;
+                                /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                                deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                                workflowDispatch: {
+                                    /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                    workflow: string;
+                                    ref: string | null;
+                                } | null;
                                 /** Format: date-time */
                                 requestedAt: string;
                                 decidedAt: string | null;
@@ -3921,8 +3944,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -4180,8 +4210,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -4321,7 +4358,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** The Durable Delivery switch (consumer) */
+        /**
+         * The Durable Delivery switch and how deliveries are sent (consumer)
+         * @description durable: the Durable Delivery switch (needs COMPLETION on the consumer repository, or deliveryMode workflow_dispatch). deliveryMode: repository_dispatch (default), or workflow_dispatch to `workflow` (a file name in .github/workflows of the consumer repository) on `ref` (a branch or tag; null: the default branch). workflow_dispatch needs the App’s Actions: write permission on the consumer’s installation.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -4334,7 +4374,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        durable: boolean;
+                        durable?: boolean;
+                        /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                        deliveryMode?: "repository_dispatch" | "workflow_dispatch";
+                        /** @description workflow_dispatch: the workflow file, e.g. on-deploy.yml */
+                        workflow?: string;
+                        /** @description workflow_dispatch: the branch or tag; null or "": the default branch */
+                        ref?: string | null;
                     };
                 };
             };
@@ -4365,15 +4411,22 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml`; `invalid_ref`: a `workflow_dispatch` ref is a branch or tag name (`main`, `release/v2`, `refs/tags/v1`) by git’s rules for ref names, or null for the repository’s default branch */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4385,7 +4438,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "malformed_json" | "json_too_deep";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_workflow_file" | "invalid_ref";
                         } & {
                             [key: string]: unknown;
                         };
@@ -4463,7 +4516,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `completion_tracking_disabled`: turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery */
+                /** @description `completion_tracking_disabled`: turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery, or deliver by `workflow_dispatch` (Zekt then follows the run itself) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4640,8 +4693,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -4919,8 +4979,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -5198,8 +5265,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -5860,6 +5934,14 @@ export interface paths {
                                         [key: string]: string;
                                     };
                                 } | null;
+                                consumerRun: {
+                                    /** @description the workflow run id */
+                                    id: number;
+                                    /** @description the run in the REST API (run_url) */
+                                    url: string;
+                                    /** @description the run's page on GitHub */
+                                    htmlUrl: string;
+                                } | null;
                                 /** @description in single-record answers only */
                                 attempts?: {
                                     number: number;
@@ -6051,6 +6133,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -6480,6 +6570,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -7314,7 +7412,7 @@ export interface paths {
                 query?: {
                     /** @description one of your accounts (login); default all */
                     account?: string;
-                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | delivery.replay | recovery.start | recovery.cancel */
+                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | subscription.delivery_mode | token.create | delivery.replay | recovery.start | recovery.cancel */
                     action?: string;
                     /** @description what was changed: a service, subscription, delivery… id, or owner/repo */
                     target?: string;
