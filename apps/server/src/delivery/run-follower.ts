@@ -195,6 +195,10 @@ export function createRunFollower(options: RunFollowerOptions): RunFollower {
   return {
     async followDue() {
       const now = clock.now();
+      // A read first: an idle pass (most of them) opens no write transaction, which on SQLite
+      // would be a commit and its flush every poll interval.
+      const due = await nextRunFollowAt(store.db);
+      if (due === null || due > now) return 0;
       const claimed = await store.transaction((trx) =>
         claimRunsToFollow(trx, store.dialect, { owner: options.workerId, now, leaseMs, limit: batch }),
       );
