@@ -41,9 +41,9 @@ export function SubscriptionsView() {
                   <tr>
                     <th scope="col">Service</th>
                     <th scope="col">Delivers to</th>
-                    <th scope="col">Delivered as</th>
                     <th scope="col">Subscribed</th>
                     <th scope="col">Status</th>
+                    <th scope="col">Delivered as</th>
                     <th scope="col">Durable Delivery</th>
                     <th scope="col">
                       <span className="sr-only">Remove</span>
@@ -96,12 +96,12 @@ function SubscriptionRow({ subscription, onChanged }: { subscription: Subscripti
           </div>
         ) : null}
       </td>
-      <td>
-        <DeliveredAs subscription={subscription} onChanged={onChanged} />
-      </td>
       <td>{formatDate(subscription.requestedAt)}</td>
       <td>
         <SubscriptionBadge status={subscription.status} />
+      </td>
+      <td>
+        <DeliveredAs subscription={subscription} onChanged={onChanged} />
       </td>
       <td>
         {subscription.status === 'approved' ? (
