@@ -582,6 +582,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return kept.map((delivery) => start(delivery));
   }
 
+  /** Counts a call to the installation outside a claim (a handoff, a run read), when there is room. */
+  function takeSlot(consumerAccountId: number): boolean {
+    if (running.size + reservedSlots >= poolSize) return false;
+    const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
+    if (inFlight >= perInstallation) return false;
+    inFlightByAccount.set(consumerAccountId, inFlight + 1);
+    reservedSlots++;
+    return true;
+  }
+
+  /** Gives back slots `takeSlot` counted, waking the loop if that frees room it could use. */
+  function releaseSlots(consumerAccountIds: readonly number[]): void {
+    for (const account of consumerAccountIds) {
+      reservedSlots--;
+      giveBackSlot(account);
+    }
+    if (claimable || consumerAccountIds.some((account) => leftAtCap.has(account))) options.onCapacity?.();
+  }
+
   return {
     async fill() {
       return (await fill()).length;
@@ -596,11 +615,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return claimable;
     },
     reserve(consumerAccountId) {
-      if (running.size + reservedSlots >= poolSize) return null;
-      const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
-      if (inFlight >= perInstallation) return null;
-      inFlightByAccount.set(consumerAccountId, inFlight + 1);
-      reservedSlots++;
+      if (!takeSlot(consumerAccountId)) return null;
       return { owner: options.workerId, expiresAt: clock.now() + leaseMs };
     },
     start(handed) {
@@ -609,13 +624,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         void start(delivery, true);
       }
     },
-    release(consumerAccountIds) {
-      for (const account of consumerAccountIds) {
-        reservedSlots--;
-        giveBackSlot(account);
-      }
-      if (claimable || consumerAccountIds.some((account) => leftAtCap.has(account))) options.onCapacity?.();
-    },
+    release: releaseSlots,
     async nextDueAt() {
       if (running.size + reservedSlots >= poolSize) return null;
       return nextDeliveryDueAt(store.db, lastClaimAt ?? clock.now());
@@ -624,18 +633,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     borrowSlot(consumerAccountId) {
-      if (running.size + reservedSlots >= poolSize) return null;
-      const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
-      if (inFlight >= perInstallation) return null;
-      inFlightByAccount.set(consumerAccountId, inFlight + 1);
-      reservedSlots++;
+      if (!takeSlot(consumerAccountId)) return null;
       let held = true;
       return () => {
         if (!held) return;
         held = false;
-        reservedSlots--;
-        giveBackSlot(consumerAccountId);
-        if (claimable || leftAtCap.has(consumerAccountId)) options.onCapacity?.();
+        releaseSlots([consumerAccountId]);
       };
     },
   };
