@@ -59,6 +59,45 @@ describe('following a consumer run', () => {
     expect(read! - dispatched!).toBeGreaterThanOrEqual(900);
   });
 
+  it('takes over the runs completion tracking was to report when COMPLETION is switched off', async () => {
+    const { h, world } = await start({
+      env: { ZEKT_RUN_FOLLOW_SCHEDULE: '100ms', ZEKT_INSTALLATION_DISPATCH_RATE: '0' },
+    });
+    const completion = (enabled: boolean) =>
+      h.call('PUT', '/api/v1/repositories/globex/app/completion-tracking', {
+        token: world.consumerToken,
+        body: { enabled },
+      });
+    expect((await completion(true)).status).toBe(200);
+    // A run that waits for a runner long enough for the switch to go off meanwhile.
+    h.sim.defineConsumerWorkflow({
+      repository: 'globex/app',
+      workflow: 'slow.yml',
+      on: { workflow_dispatch: { inputs: { zekt: { required: true } } } },
+      startDelayMs: 1_500,
+    });
+    await h.call('PATCH', `/api/v1/subscriptions/${world.subscriptionId}`, {
+      token: world.consumerToken,
+      body: { workflow: 'slow.yml' },
+    });
+    await h.sim.runWorkflow({ repository: 'acme/api', workflow: 'deploy.yml' });
+    const accepted = await eventually(async () => {
+      const row = await deliveryRow(h);
+      return row.consumer_run_id !== null ? row : undefined;
+    });
+    // COMPLETION on: the run's webhooks will report it, nothing is read.
+    expect(accepted).toMatchObject({ status: 'Dispatched', run_follow_at: null });
+    expect((await completion(false)).status).toBe(200);
+    const done = await eventually(async () => {
+      const row = await deliveryRow(h);
+      return row.status === 'Completed' ? row : undefined;
+    }, 20_000);
+    expect(done.run_follow_reads).toBeGreaterThanOrEqual(1);
+    expect(
+      h.sim.journal().some((entry) => entry.path.endsWith(`/actions/runs/${accepted.consumer_run_id}`)),
+    ).toBe(true);
+  });
+
   it('loses nothing when the worker reading a run dies: its lease expires and another worker reads it', async () => {
     // The loops do not run: the test plays the router, the dispatcher and two followers.
     const { h } = await start({

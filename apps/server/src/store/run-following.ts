@@ -143,3 +143,25 @@ export async function nextRunFollowAt(db: Kysely<Database>): Promise<number | nu
     .executeTakeFirst();
   return row?.due == null ? null : Number(row.due);
 }
+
+/**
+ * Completion tracking was switched off for a repository: the runs GitHub named for its durable
+ * deliveries still under way would no longer be reported by anyone, so Zekt follows them from now
+ * on (SPEC 4.1: without COMPLETION, Zekt reads the run). Returns how many it took on.
+ */
+export async function followRunsOfRepository(
+  db: Kysely<Database>,
+  repositoryId: number,
+  now: number,
+): Promise<number> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ run_follow_at: now, updated_at: now })
+    .where('consumer_repository_id', '=', repositoryId)
+    .where('consumer_run_id', 'is not', null)
+    .where('run_follow_at', 'is', null)
+    .where('durable', '=', true)
+    .where('status', 'in', ['Dispatched', 'Confirmed'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
