@@ -272,6 +272,19 @@ describe('delivery by workflow_dispatch, COMPLETION off: Zekt follows the run', 
     const reads = await readsOf(dispatch.runId);
     expect(reads.length).toBeGreaterThanOrEqual(1);
     expect(reads.every((entry) => entry.status === 200)).toBe(true);
+    // The CLI's Delivery Status names the run too.
+    const listed = await processes.run(['deliveries', 'list', '--url', zektUrl, '--token', world.bob], {});
+    const line = listed.split('\n').find((l) => l.startsWith(`${record.deliveryId}\t`));
+    expect(line?.split('\t')).toEqual([
+      record.deliveryId,
+      'Completed',
+      '0',
+      record.dispatchedAt,
+      record.confirmedAt,
+      record.completedAt,
+      'globex/app',
+      record.consumerRun.htmlUrl,
+    ]);
   });
 
   it('counts a run GitHub created as started: a run left queued is never flagged not started', async () => {
