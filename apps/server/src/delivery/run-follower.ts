@@ -15,6 +15,7 @@ import {
   type FollowedRun,
   nextRunFollowAt,
   recordRunFollow,
+  stopFollowing,
 } from '../store/run-following.js';
 import type { Store } from '../store/store.js';
 import { applyConsumerReportIn, type ConsumerReport } from './consumer-transitions.js';
@@ -87,19 +88,20 @@ export function createRunFollower(options: RunFollowerOptions): RunFollower {
   ): Promise<void> {
     const now = clock.now();
     const recorded = await store.transaction(async (trx) => {
-      let next = followAt;
-      if (report !== null) {
-        const applied = await applyConsumerReportIn(trx, clock, run.deliveryId, report, null);
-        // Final now, or already (another report came first), or gone: nothing left to read.
-        if (applied.outcome !== 'changed' || isFinal(applied.delivery.status)) next = null;
-      }
-      return recordRunFollow(trx, {
+      // Only while this worker still holds the run: what it read is then its to record.
+      const held = await recordRunFollow(trx, {
         deliveryId: run.deliveryId,
         owner: options.workerId,
-        followAt: next,
+        followAt,
         read: true,
         now,
       });
+      if (!held || report === null) return held;
+      const applied = await applyConsumerReportIn(trx, clock, run.deliveryId, report, null);
+      // A transition to a final state stops the following itself; a delivery already final
+      // (another report came first) has nothing left to read either.
+      if (applied.outcome !== 'changed') await stopFollowing(trx, run.deliveryId);
+      return true;
     });
     if (!recorded) {
       logger.warn(

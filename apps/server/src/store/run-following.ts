@@ -134,6 +134,15 @@ export async function recordRunFollow(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** The delivery's run is no longer read (its delivery is final). */
+export async function stopFollowing(db: Kysely<Database>, deliveryId: string): Promise<void> {
+  await db
+    .updateTable('deliveries')
+    .set({ run_follow_at: null })
+    .where('delivery_id', '=', deliveryId)
+    .execute();
+}
+
 /** When the next followed run is due to be read (null: none is followed). */
 export async function nextRunFollowAt(db: Kysely<Database>): Promise<number | null> {
   const row = await db
