@@ -12,7 +12,7 @@ import { type DeliveryRoute, WORKFLOW_NOT_FOUND } from '../domain/delivery-mode.
 import { ATTEMPT_OUTCOME_UNKNOWN, afterDispatchAttempt, outcomeUnknown } from '../domain/delivery-state.js';
 import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
 import { awaitsStart } from '../domain/not-started.js';
-import { nextRunReadAt } from '../domain/run-following.js';
+import { followsRun, nextRunReadAt } from '../domain/run-following.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
@@ -183,7 +183,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const durable = Boolean(row.durable);
       // GitHub named the run it created: the delivery started (nothing to wait for), and without
       // completion tracking Zekt follows the run itself.
-      const follows = run !== undefined && durable && !context.repository?.completionTracking;
+      const follows = followsRun({
+        durable,
+        runKnown: run !== undefined,
+        completionTracking: Boolean(context.repository?.completionTracking),
+      });
       const recorded = await finish(
         row,
         {
@@ -229,7 +233,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         },
         true,
         // A 204 proves nothing ran: wait for the consumer workflow's first sign of life.
-        run === undefined && awaitsStart({ durable }) ? at : undefined,
+        awaitsStart({ durable, runKnown: run !== undefined }) ? at : undefined,
       );
       if (recorded && follows) options.onRunFollowed?.();
       return;

@@ -13,6 +13,19 @@ import { JITTER_RATIO, MAX_RETRY_DELAY_MS, requestedDelayMs } from './retry-sche
  */
 
 /**
+ * Whether Zekt follows the run GitHub named for a delivery it just accepted: a durable delivery
+ * whose repository has no completion tracking (with it, the run's webhooks report it).
+ * @example followsRun({ durable: true, runKnown: true, completionTracking: false }) // true
+ */
+export function followsRun(delivery: {
+  durable: boolean;
+  runKnown: boolean;
+  completionTracking: boolean;
+}): boolean {
+  return delivery.runKnown && delivery.durable && !delivery.completionTracking;
+}
+
+/**
  * Delays before each read of a followed run, from GitHub's answer; the last one repeats. Runs
  * that take seconds are seen ending within seconds, hour-long ones cost four reads an hour.
  */

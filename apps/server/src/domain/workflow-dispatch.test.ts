@@ -7,9 +7,11 @@ import {
 } from './client-payload.js';
 import { decideDeliveryRoute, deliveryRouteOf, isValidRef, tracksRuns } from './delivery-mode.js';
 import { emptyCategories, recommend } from './diagnostics.js';
+import { awaitsStart } from './not-started.js';
 import { decideRouting } from './routing.js';
 import {
   followExpired,
+  followsRun,
   nextRunReadAt,
   RUN_FOLLOW_MAX_MS,
   reportOfRun,
@@ -247,6 +249,15 @@ describe('following a consumer run', () => {
     expect(nextRunReadAt({ reads: 0, now: 0, random: () => 0.9999999 })).toBe(6_000);
     expect(nextRunReadAt({ reads: 1, now: 100, schedule: [200, 400], random: half })).toBe(500);
     expect(nextRunReadAt({ reads: 0, now: 0, random: half, headers: { 'retry-after': '60' } })).toBe(60_000);
+  });
+
+  it('follows a named run of a durable delivery without COMPLETION, and never waits for it to start', () => {
+    expect(followsRun({ durable: true, runKnown: true, completionTracking: false })).toBe(true);
+    expect(followsRun({ durable: true, runKnown: true, completionTracking: true })).toBe(false);
+    expect(followsRun({ durable: false, runKnown: true, completionTracking: false })).toBe(false);
+    expect(followsRun({ durable: true, runKnown: false, completionTracking: false })).toBe(false);
+    expect(awaitsStart({ durable: true, runKnown: true })).toBe(false);
+    expect(awaitsStart({ durable: true, runKnown: false })).toBe(true);
   });
 
   it('confirms once the run left the queue, completes from its conclusion, fails a deleted run', () => {
