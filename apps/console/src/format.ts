@@ -41,3 +41,17 @@ export function randomKey(): string {
     '',
   );
 }
+
+/**
+ * A link target from the API (a run's page on GitHub), or undefined unless it is http(s): a
+ * `javascript:` URL must never become a link.
+ */
+export function webUrl(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,6 +4,7 @@ import { DEFAULT_ALERT_DEDUP_WINDOW_MS } from './domain/alerts.js';
 import { DAY_MS, HOUR_MS, parseDurationMs } from './domain/duration.js';
 import { DEFAULT_NOT_STARTED_AFTER_MS } from './domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/retry-schedule.js';
+import { DEFAULT_RUN_FOLLOW_SCHEDULE_MS } from './domain/run-following.js';
 import { parseWebhookSecret } from './security/standard-webhooks.js';
 import { parseTracingConfig, TRACING_SETTINGS, type TracingConfig } from './tracing/tracing-config.js';
 
@@ -40,6 +41,8 @@ export interface Config {
   pollIntervalMs: number;
   /** Delays before each dispatch attempt of a durable delivery; the first is the initial dispatch. */
   retryScheduleMs: number[];
+  /** Delays before each read of a consumer run Zekt follows; the last repeats (domain/run-following.ts). */
+  runFollowScheduleMs: number[];
   dispatchTimeoutMs: number;
   /** GitHub calls one worker process has in flight at most. */
   dispatchConcurrency: number;
@@ -200,6 +203,11 @@ export const SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
     name: 'ZEKT_RETRY_SCHEDULE',
     description:
       'durable dispatch schedule, comma-separated durations (default 0s,10s,1m,5m,30m,2h,6h,12h,24h)',
+  },
+  {
+    name: 'ZEKT_RUN_FOLLOW_SCHEDULE',
+    description:
+      'delays between reads of a consumer run Zekt follows (workflow_dispatch, durable, no COMPLETION), comma-separated durations, the last repeating (default 5s,10s,15s,20s,1m,2m,5m,15m)',
   },
   {
     name: 'ZEKT_DISPATCH_TIMEOUT_MS',
@@ -426,6 +434,22 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
       retryScheduleMs = parsed as number[];
     }
   }
+  let runFollowScheduleMs = [...DEFAULT_RUN_FOLLOW_SCHEDULE_MS];
+  const followRaw = value('ZEKT_RUN_FOLLOW_SCHEDULE');
+  if (followRaw !== undefined) {
+    const parsed = followRaw.split(',').map((part) => parseDurationMs(part.trim()));
+    if (
+      parsed.some((ms) => ms === null || ms < 100 || ms > DAY_MS) ||
+      parsed.length === 0 ||
+      parsed.length > 50
+    ) {
+      problems.push(
+        `ZEKT_RUN_FOLLOW_SCHEDULE must be 1–50 comma-separated durations from 100ms to 1d such as 5s,30s,2m,15m, the last repeating (got ${JSON.stringify(followRaw)})`,
+      );
+    } else {
+      runFollowScheduleMs = parsed as number[];
+    }
+  }
   const dispatchTimeoutMs = integer('ZEKT_DISPATCH_TIMEOUT_MS', 10_000, 100, 120_000);
   const leaseMs = integer('ZEKT_LEASE_MS', 60_000, 200, HOUR_MS);
   if (leaseMs <= dispatchTimeoutMs) {
@@ -508,6 +532,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
     messageGraceMs: integer('ZEKT_MESSAGE_GRACE_MS', 0, 0, HOUR_MS),
     pollIntervalMs: integer('ZEKT_POLL_INTERVAL_MS', 1000, 10, 60_000),
     retryScheduleMs,
+    runFollowScheduleMs,
     dispatchTimeoutMs,
     dispatchConcurrency: integer('ZEKT_DISPATCH_CONCURRENCY', 64, 1, 10_000),
     installationConcurrency: integer('ZEKT_INSTALLATION_CONCURRENCY', 8, 1, 10_000),

@@ -7,6 +7,7 @@ import { createSchemaCheckPool } from './contracts/schema-check-pool.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createNotStartedMonitor, type NotStartedMonitor } from './delivery/not-started-monitor.js';
 import { createRecoveryRunner } from './delivery/recovery-runner.js';
+import { createRunFollower, type RunFollower } from './delivery/run-follower.js';
 import { HEALTH_CHECK_INTERVAL_MS } from './domain/alerts.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { RETENTION_MS } from './domain/retention.js';
@@ -65,6 +66,8 @@ export interface Zekt {
   readonly reconciler: Reconciler;
   /** Flags durable deliveries whose consumer workflow never started (issue 12 §2). */
   readonly notStarted: NotStartedMonitor;
+  /** Reads the consumer runs of workflow_dispatch deliveries Zekt follows itself (SPEC 4.1). */
+  readonly runFollower: RunFollower;
   /** This instance's Prometheus registry (`/metrics`). */
   readonly metrics: PrometheusMetrics;
   /** The GitHub App credentials in use and their source; none in setup mode. */
@@ -163,6 +166,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
 
   let routerLoop: WorkerLoop | null = null;
   let dispatchLoop: WorkerLoop | null = null;
+  let followLoop: WorkerLoop | null = null;
 
   const alerts = createAlertService({
     store,
@@ -202,6 +206,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     onCapacity: () => dispatchLoop?.wake(),
     requestTimeoutMs: config.dispatchTimeoutMs,
     retryScheduleMs: config.retryScheduleMs,
+    runFollowScheduleMs: config.runFollowScheduleMs,
+    onRunFollowed: () => followLoop?.wake(),
     installationDispatchRate: config.installationDispatchRate,
     metrics,
     tracer,
@@ -223,6 +229,18 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       );
     },
     afterExhausted: () => alertLoop?.wake(),
+  });
+  const runFollower = createRunFollower({
+    store,
+    clock,
+    logger: logger.child({ component: 'run-follower' }),
+    github,
+    slots: dispatcher,
+    workerId,
+    leaseMs: config.leaseMs,
+    requestTimeoutMs: config.dispatchTimeoutMs,
+    scheduleMs: config.runFollowScheduleMs,
+    installationRate: config.installationDispatchRate,
   });
   // A process that runs the workers routes, and its dispatcher takes the deliveries it has room
   // for as they are created (delivery/handoff.ts); an API-only process leaves both to the workers.
@@ -380,6 +398,14 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       pollIntervalMs: config.pollIntervalMs,
       logger,
     });
+    followLoop = createWorkerLoop({
+      name: 'run-follower',
+      work: () => runFollower.followDue(),
+      nextDueAt: () => runFollower.nextDueAt(),
+      clock,
+      pollIntervalMs: config.pollIntervalMs,
+      logger,
+    });
     notifier.subscribe('events', () => routerLoop?.wake());
     notifier.subscribe('deliveries', () => {
       dispatcher.hint();
@@ -467,6 +493,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     sweeper,
     reconciler,
     notStarted,
+    runFollower,
     alerts,
     metrics,
     appCredentials,
@@ -479,6 +506,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       });
       routerLoop?.start();
       dispatchLoop?.start();
+      followLoop?.start();
       sweepLoop?.start();
       reconcileLoop?.start();
       notStartedLoop?.start();
@@ -498,6 +526,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
       await http.close();
       await routerLoop?.stop();
       await dispatchLoop?.stop();
+      await followLoop?.stop();
       await dispatcher.idle();
       await sweepLoop?.stop();
       await reconcileLoop?.stop();

@@ -176,7 +176,11 @@ describe('durable delivery end to end', () => {
       processes.run(['deliveries', ...args, '--url', zektUrl, '--token', world.alice], {});
     const listed = await cli(['list', '--status', 'Completed']);
     const lines = listed.trim().split('\n');
-    expect(lines[0]).toBe('DELIVERY\tSTATUS\tRETRY\tDISPATCHED\tCONFIRMED\tCOMPLETED\tCONSUMER');
+    expect(lines[0]).toBe(
+      'DELIVERY\tSTATUS\tRETRY\tDISPATCHED\tCONFIRMED\tCOMPLETED\tCONSUMER\tCONSUMER RUN',
+    );
+    // repository_dispatch deliveries have no consumer run GitHub named.
+    expect(lines.slice(1).every((line) => line.endsWith('\tglobex/app\t-'))).toBe(true);
     expect(lines.slice(1).every((line) => /^delivery-\S+\tCompleted\t0\t/.test(line))).toBe(true);
     const deliveryId = lines[1]!.split('\t')[0]!;
     expect(JSON.parse(await cli(['show', deliveryId]))).toMatchObject({

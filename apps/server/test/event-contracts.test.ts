@@ -456,7 +456,7 @@ describe('checking messages', () => {
       code: 'schema_validation_timeout',
       errors: [{ pointer: '', message: expect.stringContaining('ZEKT_SCHEMA_VALIDATION_TIMEOUT_MS') }],
     });
-    const metrics = await h.call('GET', '/metrics');
+    const metrics = await h.zekt.metrics.scrape();
     expect(metrics.body).toMatch(/zekt_message_schema_checks_total\{result="stopped"\} 1/);
     // A later message is checked by a fresh thread.
     expect((await run({ tree: [[]] })).message?.status).toBe(201);

@@ -20513,7 +20513,7 @@ function idTokenFailure(error2) {
 
 // src/dispatch-event.ts
 import { readFileSync } from "node:fs";
-var NOT_A_DISPATCH = "this step must run in a workflow started by a Zekt delivery (on: repository_dispatch), whose github.event.client_payload.zekt";
+var NOT_A_DISPATCH = "this step must run in a workflow started by a Zekt delivery (on: repository_dispatch, or on: workflow_dispatch with the zekt input), whose";
 function loadDelivery(eventPath) {
   if (!eventPath)
     return { ok: false, problem: "GITHUB_EVENT_PATH is not set: this step must run in a GitHub Actions job" };
@@ -20526,18 +20526,19 @@ function loadDelivery(eventPath) {
   return readDelivery(event);
 }
 function readDelivery(event) {
-  const clientPayload = isObject(event) ? event.client_payload : void 0;
-  const zekt = isObject(clientPayload) ? clientPayload.zekt : void 0;
-  if (!isObject(zekt)) return { ok: false, problem: `${NOT_A_DISPATCH} is missing` };
+  const found = zektOf(event);
+  if ("problem" in found) return { ok: false, problem: found.problem };
+  const { zekt } = found;
+  const where = `${NOT_A_DISPATCH} ${found.where}`;
   const { correlationId, deliveryId, token } = zekt;
   if (!(typeof correlationId === "string" && correlationId !== "") && !Number.isSafeInteger(correlationId)) {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.correlationId is missing or not a run id` };
+    return { ok: false, problem: `${where}.correlationId is missing or not a run id` };
   }
   if (deliveryId !== void 0 && typeof deliveryId !== "string") {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.deliveryId is not a string` };
+    return { ok: false, problem: `${where}.deliveryId is not a string` };
   }
   if (token !== void 0 && typeof token !== "string") {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.token is not a string` };
+    return { ok: false, problem: `${where}.token is not a string` };
   }
   let message = { kind: "none" };
   if ("payload" in zekt) {
@@ -20545,7 +20546,7 @@ function readDelivery(event) {
   } else if (zekt.payloadRef !== void 0) {
     const ref = zekt.payloadRef;
     if (!isObject(ref) || typeof ref.url !== "string") {
-      return { ok: false, problem: `${NOT_A_DISPATCH}.payloadRef has no url` };
+      return { ok: false, problem: `${where}.payloadRef has no url` };
     }
     message = {
       kind: "reference",
@@ -20563,6 +20564,26 @@ function readDelivery(event) {
       message
     }
   };
+}
+var INPUT = "github.event.inputs.zekt";
+function zektOf(event) {
+  const clientPayload = isObject(event) ? event.client_payload : void 0;
+  const inClientPayload = isObject(clientPayload) ? clientPayload.zekt : void 0;
+  if (isObject(inClientPayload)) return { zekt: inClientPayload, where: "github.event.client_payload.zekt" };
+  const inputs = isObject(event) ? event.inputs : void 0;
+  const input = isObject(inputs) ? inputs.zekt : void 0;
+  if (input === void 0) {
+    return { problem: `${NOT_A_DISPATCH} github.event.client_payload.zekt is missing (and so is ${INPUT})` };
+  }
+  const notObject = `${NOT_A_DISPATCH} ${INPUT} is not the JSON text of an object (declare it as a string input: on: workflow_dispatch: inputs: zekt: { required: true, type: string })`;
+  if (typeof input !== "string") return { problem: notObject };
+  let parsed;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return { problem: notObject };
+  }
+  return isObject(parsed) ? { zekt: parsed, where: INPUT } : { problem: notObject };
 }
 function isObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);

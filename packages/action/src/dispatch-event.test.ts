@@ -49,6 +49,30 @@ describe('readDelivery', () => {
     }
   });
 
+  it('reads the zekt input of a workflow_dispatch, the same object as a JSON text', () => {
+    const zekt = { correlationId: '42', deliveryId, token: 'zdt_x', payload: { v: 1 } };
+    const event = {
+      inputs: { zekt: JSON.stringify(zekt) },
+      ref: 'refs/heads/main',
+      workflow: '.github/workflows/on-zekt.yml',
+    };
+    expect(readDelivery(event)).toEqual(readDelivery(dispatch(zekt)));
+    expect(readDelivery({ inputs: { zekt: JSON.stringify({ deliveryId }) } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('github.event.inputs.zekt.correlationId is missing'),
+    });
+    for (const input of ['not json', '[1]', '"x"', 42]) {
+      expect(readDelivery({ inputs: { zekt: input } })).toEqual({
+        ok: false,
+        problem: expect.stringContaining('github.event.inputs.zekt is not the JSON text of an object'),
+      });
+    }
+    expect(readDelivery({ inputs: { other: 'x' } })).toEqual({
+      ok: false,
+      problem: expect.stringContaining('(and so is github.event.inputs.zekt)'),
+    });
+  });
+
   it('refuses malformed fields', () => {
     const cases: Array<[unknown, string]> = [
       [{ deliveryId }, 'correlationId is missing'],

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * What a consumer step needs from the `repository_dispatch` that started its run:
- * `github.event.client_payload.zekt` (SPEC 4), read from the event file at `GITHUB_EVENT_PATH`.
+ * What a consumer step needs from the delivery that started its run, read from the event file at
+ * `GITHUB_EVENT_PATH`: `github.event.client_payload.zekt` of a `repository_dispatch` (SPEC 4), or
+ * the `zekt` input of a `workflow_dispatch` (SPEC 4.1: the same object, as a JSON text).
  */
 export interface ZektDelivery {
   /** The provider's run id; sent back as it came (string or number). */
@@ -33,7 +34,7 @@ export interface NoMessage {
 export type DeliveryResult = { ok: true; delivery: ZektDelivery } | { ok: false; problem: string };
 
 const NOT_A_DISPATCH =
-  'this step must run in a workflow started by a Zekt delivery (on: repository_dispatch), whose github.event.client_payload.zekt';
+  'this step must run in a workflow started by a Zekt delivery (on: repository_dispatch, or on: workflow_dispatch with the zekt input), whose';
 
 /** Reads and checks the event file. */
 export function loadDelivery(eventPath: string | undefined): DeliveryResult {
@@ -49,23 +50,26 @@ export function loadDelivery(eventPath: string | undefined): DeliveryResult {
 }
 
 /**
- * Extracts the delivery from a `repository_dispatch` event (`github.event`).
+ * Extracts the delivery from the event that started the run (`github.event`): a
+ * `repository_dispatch`'s `client_payload.zekt`, or a `workflow_dispatch`'s `inputs.zekt`.
  *
  * @example readDelivery({ action: 'acme-deployed', client_payload: { zekt: { correlationId: '42', deliveryId: 'delivery-…' } } })
+ * @example readDelivery({ inputs: { zekt: '{"correlationId":"42","deliveryId":"delivery-…"}' }, workflow: '.github/workflows/on-zekt.yml' })
  */
 export function readDelivery(event: unknown): DeliveryResult {
-  const clientPayload = isObject(event) ? event.client_payload : undefined;
-  const zekt = isObject(clientPayload) ? clientPayload.zekt : undefined;
-  if (!isObject(zekt)) return { ok: false, problem: `${NOT_A_DISPATCH} is missing` };
+  const found = zektOf(event);
+  if ('problem' in found) return { ok: false, problem: found.problem };
+  const { zekt } = found;
+  const where = `${NOT_A_DISPATCH} ${found.where}`;
   const { correlationId, deliveryId, token } = zekt;
   if (!(typeof correlationId === 'string' && correlationId !== '') && !Number.isSafeInteger(correlationId)) {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.correlationId is missing or not a run id` };
+    return { ok: false, problem: `${where}.correlationId is missing or not a run id` };
   }
   if (deliveryId !== undefined && typeof deliveryId !== 'string') {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.deliveryId is not a string` };
+    return { ok: false, problem: `${where}.deliveryId is not a string` };
   }
   if (token !== undefined && typeof token !== 'string') {
-    return { ok: false, problem: `${NOT_A_DISPATCH}.token is not a string` };
+    return { ok: false, problem: `${where}.token is not a string` };
   }
   let message: ZektDelivery['message'] = { kind: 'none' };
   // `payload` is present, possibly null, exactly when the provider sent a message that fitted.
@@ -74,7 +78,7 @@ export function readDelivery(event: unknown): DeliveryResult {
   } else if (zekt.payloadRef !== undefined) {
     const ref = zekt.payloadRef;
     if (!isObject(ref) || typeof ref.url !== 'string') {
-      return { ok: false, problem: `${NOT_A_DISPATCH}.payloadRef has no url` };
+      return { ok: false, problem: `${where}.payloadRef has no url` };
     }
     message = {
       kind: 'reference',
@@ -92,6 +96,29 @@ export function readDelivery(event: unknown): DeliveryResult {
       message,
     },
   };
+}
+
+const INPUT = 'github.event.inputs.zekt';
+
+/** The `zekt` object of either kind of delivery event and where it was, or what is wrong. */
+function zektOf(event: unknown): { zekt: Record<string, unknown>; where: string } | { problem: string } {
+  const clientPayload = isObject(event) ? event.client_payload : undefined;
+  const inClientPayload = isObject(clientPayload) ? clientPayload.zekt : undefined;
+  if (isObject(inClientPayload)) return { zekt: inClientPayload, where: 'github.event.client_payload.zekt' };
+  const inputs = isObject(event) ? event.inputs : undefined;
+  const input = isObject(inputs) ? inputs.zekt : undefined;
+  if (input === undefined) {
+    return { problem: `${NOT_A_DISPATCH} github.event.client_payload.zekt is missing (and so is ${INPUT})` };
+  }
+  const notObject = `${NOT_A_DISPATCH} ${INPUT} is not the JSON text of an object (declare it as a string input: on: workflow_dispatch: inputs: zekt: { required: true, type: string })`;
+  if (typeof input !== 'string') return { problem: notObject };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return { problem: notObject };
+  }
+  return isObject(parsed) ? { zekt: parsed, where: INPUT } : { problem: notObject };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

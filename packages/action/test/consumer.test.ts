@@ -194,6 +194,51 @@ describe('confirm and complete', () => {
   });
 });
 
+describe('a workflow_dispatch delivery', () => {
+  it('is read from the zekt input: confirm, fetch-payload and complete work as for repository_dispatch', async () => {
+    // Queued and never picked up: nothing but the steps below moves the record.
+    h.sim.defineConsumerWorkflow({
+      repository: 'globex/app',
+      workflow: 'on-zekt.yml',
+      on: { workflow_dispatch: { inputs: { zekt: { required: true, type: 'string' } } } },
+      neverStart: true,
+    });
+    const switched = await h.call('PATCH', `/api/v1/subscriptions/${world.subscriptionId}`, {
+      token: world.consumerToken,
+      body: { deliveryMode: 'workflow_dispatch', workflow: 'on-zekt.yml' },
+    });
+    expect(switched.status).toBe(200);
+    const run = await startProviderRun(h, { providerToken: world.providerToken });
+    const sent = await runActionStep({
+      inputs: { 'zekt-api-url': h.url, 'event-type': 'acme-deployed', payload: '{"version":"2.0.0"}' },
+      env: run.env,
+    });
+    expect(sent.errors).toEqual([]);
+    await run.complete();
+    const record = await eventually(() => h.sim.consumerRuns({ repository: 'globex/app' })[0]);
+    expect(record.trigger).toBe('workflow_dispatch');
+    expect(record.event).toMatchObject({ inputs: { zekt: expect.any(String) } });
+    expect('client_payload' in record.event).toBe(false);
+    const deliveryId = record.deliveryId!;
+
+    const confirmed = await consumerStep('confirm', record);
+    expect(confirmed.errors).toEqual([]);
+    expect(confirmed.outputs).toEqual({ 'delivery-id': deliveryId, status: 'Confirmed' });
+    const fetched = await consumerStep('fetch-payload', record);
+    expect(fetched.outputs.status).toBe('inline');
+    expect(JSON.parse(fetched.outputs.payload!)).toEqual({ version: '2.0.0' });
+    const completed = await consumerStep('complete', record, { env: withoutOidc(record.env) });
+    expect(completed.outputs).toEqual({ 'delivery-id': deliveryId, status: 'Completed' });
+    // The delivery token came from the input too, and was masked.
+    const token = JSON.parse((record.event as { inputs: { zekt: string } }).inputs.zekt).token;
+    expect(completed.masked).toContain(token);
+    expect(await deliveryRecord(deliveryId)).toMatchObject({
+      deliveryStatus: 'Completed',
+      consumerRun: { id: record.id },
+    });
+  });
+});
+
 interface JsonEvent {
   client_payload: { zekt: { token: string; payload?: unknown; payloadRef?: { url: string; bytes: number } } };
 }

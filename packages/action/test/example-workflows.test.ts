@@ -129,3 +129,31 @@ describe('docs/workflows/consumer.yml', () => {
     }
   });
 });
+
+describe('docs/workflows/consumer-workflow-dispatch.yml', () => {
+  const wf = workflow('consumer-workflow-dispatch.yml');
+  const [job] = Object.values(wf.jobs);
+  const steps = job!.steps;
+
+  it('is triggered by workflow_dispatch with the one zekt input, a required string', () => {
+    expect(wf.on).toEqual({
+      workflow_dispatch: {
+        inputs: { zekt: { description: expect.any(String), required: true, type: 'string' } },
+      },
+    });
+  });
+
+  it('needs no confirm or complete step: Zekt follows the run GitHub named', () => {
+    const zektSteps = expectValidZektSteps(wf);
+    expect(zektSteps.map((step) => actionOf(step.uses!).path)).toEqual(['packages/action/fetch-payload']);
+  });
+
+  it('reads the delivery id from the input, and the message from the file', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as in a workflow file.
+    expect(wf['run-name']).toBe('zekt ${{ fromJSON(inputs.zekt).deliveryId }}');
+    expect({ ...wf.permissions, ...job!.permissions }).toMatchObject({ 'id-token': 'write' });
+    for (const step of steps.filter((s) => s.run !== undefined)) {
+      expect(step.run).not.toContain('${{');
+    }
+  });
+});

@@ -20,6 +20,8 @@ serve options:
   --callback-url <url>        a user authorization callback URL for the OAuth web flow (repeatable)
   --allow-private-hook-urls   accept repository hooks on localhost/private addresses (like GHES)
   --oidc-token-lifetime <s>   lifetime of Actions OIDC tokens in seconds (default 300)
+  --ghes-version <x.y>        answer as GitHub Enterprise Server x.y (3.20 and older refuse
+                              return_run_details on workflow_dispatch); default: github.com
 
   Prints one JSON line { url, apiUrl, oidcIssuer, app } on stdout (app includes the private key
   and webhook secret), then runs until SIGINT/SIGTERM.
@@ -53,6 +55,7 @@ export interface ServeCommand {
   callbackUrls: string[] | undefined;
   allowPrivateHookUrls: boolean;
   oidcTokenLifetimeSeconds: number | undefined;
+  ghesVersion: string | undefined;
 }
 
 export interface RunCommand {
@@ -100,8 +103,13 @@ function parseServe(args: string[]): ServeCommand {
       'callback-url': { type: 'string', multiple: true },
       'allow-private-hook-urls': { type: 'boolean' },
       'oidc-token-lifetime': { type: 'string' },
+      'ghes-version': { type: 'string' },
     },
   });
+  const ghesVersion = values['ghes-version'];
+  if (ghesVersion !== undefined && !/^\d+\.\d+$/.test(ghesVersion)) {
+    throw new CliUsageError(`--ghes-version must be major.minor, e.g. 3.20; got ${ghesVersion}`);
+  }
   if (positionals.length > 0)
     throw new CliUsageError(`serve takes no arguments; got ${positionals.join(' ')}`);
   return {
@@ -120,6 +128,7 @@ function parseServe(args: string[]): ServeCommand {
     callbackUrls: values['callback-url'],
     allowPrivateHookUrls: values['allow-private-hook-urls'] ?? false,
     oidcTokenLifetimeSeconds: integer(values['oidc-token-lifetime'], '--oidc-token-lifetime', 1),
+    ghesVersion,
   };
 }
 

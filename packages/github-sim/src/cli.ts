@@ -21,6 +21,7 @@ async function serve(command: ServeCommand): Promise<void> {
     ...(command.oidcTokenLifetimeSeconds === undefined
       ? {}
       : { oidcTokenLifetimeSeconds: command.oidcTokenLifetimeSeconds }),
+    ...(command.ghesVersion === undefined ? {} : { ghesVersion: command.ghesVersion }),
     app: {
       ...(command.appId === undefined ? {} : { id: command.appId }),
       ...(command.appSlug === undefined ? {} : { slug: command.appSlug }),

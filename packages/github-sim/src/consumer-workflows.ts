@@ -13,8 +13,11 @@ import type {
   ConsumerCall,
   ConsumerRunRecord,
   ConsumerWorkflowInput,
+  ConsumerWorkflowTriggers,
   ConsumerWorkflowZekt,
   DispatchRecord,
+  WorkflowDispatchInputDefinition,
+  WorkflowDispatchRecord,
 } from './types.js';
 import { repositoryEventFields } from './webhook-targets.js';
 import { workflowPath } from './workflow-names.js';
@@ -33,17 +36,22 @@ type ConsumerConclusion = (typeof CONCLUSIONS)[number];
 /** Longest start delay or duration; a typo (seconds for ms) should not leave a run pending for days. */
 const MAX_DELAY_MS = 10 * 60 * 1000;
 
-interface ConsumerWorkflowDefinition {
+/** A consumer workflow as declared: its file, its triggers and what its runs do. */
+export interface ConsumerWorkflowDefinition {
   id: string;
   repositoryId: number;
   workflow: string;
   name: string | undefined;
-  types: string[] | null;
+  /** `on.repository_dispatch` (`types` null: every event type), or null without that trigger. */
+  repositoryDispatch: { types: string[] | null } | null;
+  /** `on.workflow_dispatch` with its declared inputs, or null without that trigger. */
+  workflowDispatch: { inputs: Record<string, WorkflowDispatchInputDefinition> } | null;
   runName: string | undefined;
   conclusion: ConsumerConclusion;
   startDelayMs: number;
   durationMs: number;
   neverStart: boolean;
+  deleteRun: boolean;
   zekt: ConsumerWorkflowZekt | undefined;
 }
 
@@ -54,8 +62,11 @@ interface PreparedRun {
   run: RunRecord;
   workflow: WorkflowRecord;
   repo: RepositoryRecord;
-  clientPayload: Record<string, unknown> | null;
+  /** `zekt` of the dispatch: `client_payload.zekt`, or the parsed `zekt` input. */
+  zekt: Record<string, unknown>;
 }
+
+const INPUT_TYPES = ['string', 'boolean', 'number', 'choice', 'environment'] as const;
 
 function optionalBoolean(value: unknown, what: string): boolean | undefined {
   if (value !== undefined && typeof value !== 'boolean') throw new SimInputError(`${what} must be a boolean`);
@@ -93,12 +104,96 @@ function validateZekt(value: unknown): ConsumerWorkflowZekt | undefined {
   };
 }
 
-/** `client_payload.zekt`, when the dispatch carries one. */
-function zektPayloadOf(clientPayload: Record<string, unknown> | null): Record<string, unknown> {
-  const zekt = clientPayload?.zekt;
-  return typeof zekt === 'object' && zekt !== null && !Array.isArray(zekt)
-    ? (zekt as Record<string, unknown>)
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
     : {};
+}
+
+/** `client_payload.zekt`, when the dispatch carries one. */
+function zektOfClientPayload(clientPayload: Record<string, unknown> | null): Record<string, unknown> {
+  return asObject(clientPayload?.zekt);
+}
+
+/** The `zekt` input of a `workflow_dispatch`: the same object, as a JSON string. */
+function zektOfInputs(inputs: Record<string, unknown>): Record<string, unknown> {
+  const text = inputs.zekt;
+  if (typeof text !== 'string') return {};
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return {};
+  }
+}
+
+function validateInputs(value: unknown): Record<string, WorkflowDispatchInputDefinition> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new SimInputError('on.workflow_dispatch.inputs must be an object of input definitions');
+  }
+  const inputs: Record<string, WorkflowDispatchInputDefinition> = {};
+  for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
+    if (!/^[A-Za-z_][\w-]*$/.test(name))
+      throw new SimInputError(`input name ${JSON.stringify(name)} is not valid`);
+    const input = asObject(raw);
+    if (raw !== null && raw !== undefined && input !== raw) {
+      throw new SimInputError(`on.workflow_dispatch.inputs.${name} must be an object`);
+    }
+    if (input.required !== undefined && typeof input.required !== 'boolean') {
+      throw new SimInputError(`on.workflow_dispatch.inputs.${name}.required must be a boolean`);
+    }
+    if (input.default !== undefined && typeof input.default !== 'string') {
+      throw new SimInputError(`on.workflow_dispatch.inputs.${name}.default must be a string`);
+    }
+    if (input.type !== undefined && !INPUT_TYPES.includes(input.type as (typeof INPUT_TYPES)[number])) {
+      throw new SimInputError(
+        `on.workflow_dispatch.inputs.${name}.type must be one of ${INPUT_TYPES.join(', ')}`,
+      );
+    }
+    inputs[name] = input as WorkflowDispatchInputDefinition;
+  }
+  return inputs;
+}
+
+function validateTypes(types: unknown, what: string): string[] | null {
+  if (types === undefined) return null;
+  if (!Array.isArray(types) || types.some((type) => typeof type !== 'string' || type === '')) {
+    throw new SimInputError(`${what} must be an array of event type names`);
+  }
+  return [...(types as string[])];
+}
+
+/** The triggers of a definition: `on`, or (without it) `repository_dispatch` with `types`. */
+function validateTriggers(
+  input: ConsumerWorkflowInput,
+): Pick<ConsumerWorkflowDefinition, 'repositoryDispatch' | 'workflowDispatch'> {
+  if (input.on === undefined) {
+    return { repositoryDispatch: { types: validateTypes(input.types, 'types') }, workflowDispatch: null };
+  }
+  if (input.types !== undefined) {
+    throw new SimInputError('give the event types as on.repository_dispatch.types, not types, with on');
+  }
+  if (typeof input.on !== 'object' || input.on === null || Array.isArray(input.on)) {
+    throw new SimInputError('on must be an object: { repository_dispatch?, workflow_dispatch? }');
+  }
+  const on = input.on as ConsumerWorkflowTriggers & Record<string, unknown>;
+  const unknown = Object.keys(on).filter(
+    (key) => key !== 'repository_dispatch' && key !== 'workflow_dispatch',
+  );
+  if (unknown.length > 0) {
+    throw new SimInputError(
+      `the simulator starts consumer workflows on repository_dispatch and workflow_dispatch only; got ${unknown.join(', ')}`,
+    );
+  }
+  const repository = on.repository_dispatch;
+  const workflow = on.workflow_dispatch;
+  return {
+    repositoryDispatch:
+      repository === undefined
+        ? null
+        : { types: validateTypes(asObject(repository).types, 'on.repository_dispatch.types') },
+    workflowDispatch: workflow === undefined ? null : { inputs: validateInputs(asObject(workflow).inputs) },
+  };
 }
 
 /** Waits, unless the simulator is closing (then rejects, which ends the run where it is). */
@@ -110,8 +205,9 @@ async function pause(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Consumer workflows (`defineConsumerWorkflow`): workflows of consumer repositories that GitHub
  * starts when a `repository_dispatch` whose event type they list in `on.repository_dispatch.types`
- * arrives. Each accepted dispatch creates the matching runs at once (so `consumerRuns()` shows them
- * as soon as the 204 arrived) and starts them after the 204 has gone out, as GitHub does.
+ * arrives, or when a `workflow_dispatch` names their file. Each accepted dispatch creates the
+ * matching runs at once (so `consumerRuns()` shows them as soon as the answer arrived) and starts
+ * them after the answer has gone out, as GitHub does.
  */
 export class ConsumerWorkflows {
   private readonly definitions = new Map<string, ConsumerWorkflowDefinition>();
@@ -128,12 +224,7 @@ export class ConsumerWorkflows {
     if (input.name !== undefined && (typeof input.name !== 'string' || input.name === '')) {
       throw new SimInputError('name must be a non-empty string');
     }
-    if (
-      input.types !== undefined &&
-      (!Array.isArray(input.types) || input.types.some((type) => typeof type !== 'string' || type === ''))
-    ) {
-      throw new SimInputError('types must be an array of event type names');
-    }
+    const triggers = validateTriggers(input);
     if (input.runName !== undefined && typeof input.runName !== 'string') {
       throw new SimInputError('runName must be a string (a run-name template)');
     }
@@ -145,12 +236,13 @@ export class ConsumerWorkflows {
       repositoryId: repo.id,
       workflow: input.workflow,
       name: input.name,
-      types: input.types === undefined ? null : [...input.types],
+      ...triggers,
       runName: input.runName,
       conclusion: input.conclusion ?? 'success',
       startDelayMs: delayMs(input.startDelayMs, 'startDelayMs'),
       durationMs: delayMs(input.durationMs, 'durationMs'),
       neverStart: optionalBoolean(input.neverStart, 'neverStart') ?? false,
+      deleteRun: optionalBoolean(input.deleteRun, 'deleteRun') ?? false,
       zekt: validateZekt(input.zekt),
     };
     this.definitions.set(definition.id, definition);
@@ -177,14 +269,48 @@ export class ConsumerWorkflows {
     const prepared: PreparedRun[] = [];
     for (const definition of this.definitions.values()) {
       if (definition.repositoryId !== repo.id) continue;
-      if (definition.types !== null && !definition.types.includes(dispatch.eventType)) continue;
+      const trigger = definition.repositoryDispatch;
+      if (trigger === null) continue;
+      if (trigger.types !== null && !trigger.types.includes(dispatch.eventType)) continue;
       // A workflow that never starts: GitHub accepted the dispatch and nothing else happens.
       if (definition.neverStart) continue;
-      prepared.push(this.prepare(ctx, definition, dispatch, repo));
+      prepared.push(this.prepare(ctx, definition, { kind: 'repository_dispatch', dispatch }, repo));
     }
     return () => {
       for (const run of prepared) this.launch(ctx, run);
     };
+  }
+
+  /**
+   * The workflow a `workflow_dispatch` names, by file name or workflow id (the one declared last,
+   * when a test declared the same file twice), or undefined (GitHub answers 404).
+   */
+  find(ctx: SimContext, repo: RepositoryRecord, workflowId: string): ConsumerWorkflowDefinition | undefined {
+    let file = workflowId;
+    if (/^\d+$/.test(workflowId)) {
+      const record = ctx.state.workflows.get(Number(workflowId));
+      if (record === undefined || record.repositoryId !== repo.id) return undefined;
+      file = record.path.replace(/^\.github\/workflows\//, '');
+    }
+    let found: ConsumerWorkflowDefinition | undefined;
+    for (const definition of this.definitions.values()) {
+      if (definition.repositoryId === repo.id && definition.workflow === file) found = definition;
+    }
+    return found;
+  }
+
+  /**
+   * Called for an accepted `workflow_dispatch`: creates the run (queued) and returns its id with the
+   * function that starts it, to be called once the answer has gone out.
+   */
+  onWorkflowDispatch(
+    ctx: SimContext,
+    definition: ConsumerWorkflowDefinition,
+    dispatch: Omit<WorkflowDispatchRecord, 'runId'>,
+    repo: RepositoryRecord,
+  ): { runId: number; start: () => void } {
+    const prepared = this.prepare(ctx, definition, { kind: 'workflow_dispatch', dispatch }, repo);
+    return { runId: prepared.run.id, start: () => this.launch(ctx, prepared) };
   }
 
   /** Waits for started runs to stop; the simulator aborts `ctx.shutdown` first, so they end early. */
@@ -195,33 +321,49 @@ export class ConsumerWorkflows {
   private prepare(
     ctx: SimContext,
     definition: ConsumerWorkflowDefinition,
-    dispatch: DispatchRecord,
+    trigger:
+      | { kind: 'repository_dispatch'; dispatch: DispatchRecord }
+      | { kind: 'workflow_dispatch'; dispatch: Omit<WorkflowDispatchRecord, 'runId'> },
     repo: RepositoryRecord,
   ): PreparedRun {
     const workflow = ensureWorkflow(ctx, repo, definition.workflow, definition.name);
     // Dispatches come from an App's installation token, so GitHub shows that App's bot as the
     // actor; the head commit (the default branch's) was written by a person.
-    const installation = ctx.state.liveInstallation(dispatch.installationId);
+    const installation = ctx.state.liveInstallation(trigger.dispatch.installationId);
     const bot = (installation === undefined ? ctx.app : ctx.state.appOf(installation)).bot;
     const run = createRun(ctx, repo, workflow, {
       displayTitle: workflow.name,
-      event: 'repository_dispatch',
+      event: trigger.kind,
       actor: bot,
       headCommitAuthor: actorFor(ctx, repo, undefined),
     });
     const fullName = `${repo.owner.login}/${repo.name}`;
-    // GitHub's `repository_dispatch` event payload: what `github.event` is inside the run.
-    const event: Record<string, unknown> = {
-      action: dispatch.eventType,
-      branch: repo.defaultBranch,
-      client_payload: structuredClone(dispatch.clientPayload),
+    const common = {
       ...repositoryEventFields(ctx, repo),
       sender: userPayload(bot, ctx.urls),
       ...(installation === undefined ? {} : { installation: installationRefPayload(installation) }),
     };
+    // GitHub's `repository_dispatch` or `workflow_dispatch` event payload: `github.event` in the run.
+    const inputs =
+      trigger.kind === 'workflow_dispatch' ? withDefaults(definition, trigger.dispatch.inputs) : null;
+    const event: Record<string, unknown> =
+      trigger.kind === 'repository_dispatch'
+        ? {
+            action: trigger.dispatch.eventType,
+            branch: repo.defaultBranch,
+            client_payload: structuredClone(trigger.dispatch.clientPayload),
+            ...common,
+          }
+        : {
+            inputs,
+            ref: `refs/heads/${run.headBranch}`,
+            ...common,
+            workflow: workflow.path,
+          };
     const env = issueStepEnvironment(ctx, run, workflow, repo);
     if (definition.runName !== undefined) {
       run.displayTitle = evaluateRunName(definition.runName, {
+        ...(inputs === null ? {} : { inputs }),
         github: {
           event,
           event_name: run.event,
@@ -242,7 +384,10 @@ export class ConsumerWorkflows {
         },
       });
     }
-    const zekt = zektPayloadOf(dispatch.clientPayload);
+    const zekt =
+      trigger.kind === 'repository_dispatch'
+        ? zektOfClientPayload(trigger.dispatch.clientPayload)
+        : zektOfInputs(trigger.dispatch.inputs);
     const correlationId = zekt.correlationId;
     const record: ConsumerRunRecord = {
       id: run.id,
@@ -250,8 +395,9 @@ export class ConsumerWorkflows {
       repository: fullName,
       workflow: definition.workflow,
       runNumber: run.runNumber,
-      dispatchId: dispatch.id,
-      eventType: dispatch.eventType,
+      trigger: trigger.kind,
+      dispatchId: trigger.dispatch.id,
+      eventType: trigger.kind === 'repository_dispatch' ? trigger.dispatch.eventType : null,
       displayTitle: run.displayTitle,
       status: 'queued',
       conclusion: null,
@@ -266,7 +412,7 @@ export class ConsumerWorkflows {
       event,
     };
     this.records.push(record);
-    return { definition, record, run, workflow, repo, clientPayload: dispatch.clientPayload };
+    return { definition, record, run, workflow, repo, zekt };
   }
 
   private launch(ctx: SimContext, prepared: PreparedRun): void {
@@ -295,6 +441,8 @@ export class ConsumerWorkflows {
     };
 
     await send('requested');
+    // A workflow_dispatch run no runner picks up: GitHub created it, and it stays queued.
+    if (definition.neverStart) return;
     await pause(definition.startDelayMs, signal);
 
     const started = ctx.clock.now();
@@ -306,7 +454,7 @@ export class ConsumerWorkflows {
     record.startedAt = toGitHubTimestamp(started);
 
     const zekt = definition.zekt;
-    const zektPayload = zektPayloadOf(prepared.clientPayload);
+    const zektPayload = prepared.zekt;
     const identity = { correlationId: record.correlationId, deliveryId: record.deliveryId ?? undefined };
     if (zekt?.confirm === true) {
       record.calls.push(
@@ -330,6 +478,12 @@ export class ConsumerWorkflows {
     }
 
     signal.throwIfAborted();
+    if (definition.deleteRun) {
+      // Deleted by someone while it ran: GitHub sends no webhook, and the run is gone from the API.
+      ctx.state.runs.delete(run.id);
+      record.status = 'deleted';
+      return;
+    }
     const completed = ctx.clock.now();
     run.status = 'completed';
     run.conclusion = definition.conclusion;
@@ -354,9 +508,11 @@ export class ConsumerWorkflows {
     signal.throwIfAborted();
     let token: string;
     if (zekt.auth === 'delivery-token') {
-      const deliveryToken = zektPayloadOf(prepared.clientPayload).token;
+      const deliveryToken = prepared.zekt.token;
       if (typeof deliveryToken !== 'string' || deliveryToken === '') {
-        return { step, status: 0, body: null, error: 'client_payload.zekt.token is missing' };
+        const where =
+          prepared.record.trigger === 'repository_dispatch' ? 'client_payload.zekt' : 'inputs.zekt';
+        return { step, status: 0, body: null, error: `${where}.token is missing` };
       }
       token = deliveryToken;
     } else {
@@ -391,4 +547,16 @@ export class ConsumerWorkflows {
       return { step, status: 0, body: null, error: `${method} ${url} failed: ${(error as Error).message}` };
     }
   }
+}
+
+/** The inputs a `workflow_dispatch` run sees: those sent, and the declared defaults of the others. */
+function withDefaults(
+  definition: ConsumerWorkflowDefinition,
+  sent: Record<string, unknown>,
+): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  for (const [name, input] of Object.entries(definition.workflowDispatch?.inputs ?? {})) {
+    if (input.default !== undefined) inputs[name] = input.default;
+  }
+  return { ...inputs, ...structuredClone(sent) };
 }

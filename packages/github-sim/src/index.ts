@@ -10,6 +10,7 @@ export type {
   ConsumerCall,
   ConsumerRunRecord,
   ConsumerWorkflowInput,
+  ConsumerWorkflowTriggers,
   ConsumerWorkflowZekt,
   CreateInstallationInput,
   DispatchRecord,
@@ -35,5 +36,7 @@ export type {
   WebhookDropRule,
   WebhookDropRuleStatus,
   WorkflowConclusion,
+  WorkflowDispatchInputDefinition,
+  WorkflowDispatchRecord,
   WorkflowRun,
 } from './types.js';

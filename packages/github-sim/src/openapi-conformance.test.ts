@@ -79,6 +79,10 @@ const UNDECLARED_BUT_REAL: Record<string, string[]> = {
   'POST /repos/{owner}/{repo}/hooks/{hook_id}/pings': ['401'],
   'POST /repos/{owner}/{repo}/dispatches': ['401', '403', '429', '503'],
   'GET /repos/{owner}/{repo}/actions/runs/{run_id}': ['401', '404'],
+  // workflow_dispatch: 403 without `actions: write`, 404 for an unknown workflow, 422 for a body or
+  // a workflow GitHub refuses (no trigger, undeclared inputs, unknown ref); the description lists
+  // only 200 and 204.
+  'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches': ['401', '403', '404', '422'],
   // Webhook deliveries: an unknown hook or delivery is 404, a bad JWT or token 401, as everywhere.
   'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries': ['401', '404'],
   'GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}': ['401', '404'],
@@ -465,6 +469,47 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
     expect(faulted).toEqual([403, 429, 403, 429, 503, 429, 503]);
     expect(sim.faults()[0]?.remaining).toBe(0);
 
+    const workflowDispatches = 'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
+    sim.defineConsumerWorkflow({
+      repository: 'acme/consumer',
+      workflow: 'on-zekt.yml',
+      on: { workflow_dispatch: { inputs: { zekt: { required: true } } } },
+    });
+    const dispatchTo = (repo: string, workflow: string, body: unknown, authorization = token) =>
+      api(sim, 'POST', `/repos/${repo}/actions/workflows/${workflow}/dispatches`, { authorization, body });
+    const zektInput = { zekt: '{"deliveryId":"delivery-x"}' };
+    const detailed = await dispatchTo('acme/consumer', 'on-zekt.yml', {
+      ref: 'main',
+      inputs: zektInput,
+      return_run_details: true,
+    });
+    expect(detailed.status).toBe(200);
+    expectConforms(workflowDispatches, detailed);
+    expectConforms(
+      workflowDispatches,
+      await dispatchTo('acme/consumer', 'on-zekt.yml', { ref: 'main', inputs: zektInput }),
+    );
+    expectConforms(workflowDispatches, await dispatchTo('acme/consumer', 'missing.yml', { ref: 'main' }));
+    expectConforms(
+      workflowDispatches,
+      await dispatchTo('acme/consumer', 'on-zekt.yml', { ref: 'main', inputs: { x: '1' } }),
+    );
+    expectConforms(
+      workflowDispatches,
+      await dispatchTo('reader/docs', 'on-zekt.yml', { ref: 'main' }, readerToken),
+    );
+    expectConforms(
+      'GET /repos/{owner}/{repo}/actions/runs/{run_id}',
+      await api(
+        sim,
+        'GET',
+        `/repos/acme/consumer/actions/runs/${(detailed.body as { workflow_run_id: number }).workflow_run_id}`,
+        {
+          authorization: token,
+        },
+      ),
+    );
+
     const { run } = await sim.runWorkflow({
       repository: 'acme/provider',
       workflow: 'deploy.yml',
@@ -599,6 +644,34 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
       'repository.completed',
       'app.completed',
     ]);
+    // A workflow_dispatch run: its `github.event` is GitHub's workflow_dispatch payload.
+    sim.defineConsumerWorkflow({
+      repository: 'hooked/svc',
+      workflow: 'on-input.yml',
+      on: { workflow_dispatch: { inputs: { zekt: { required: true } } } },
+    });
+    const started = await api(sim, 'POST', '/repos/hooked/svc/actions/workflows/on-input.yml/dispatches', {
+      authorization: `token ${token}`,
+      body: { ref: 'main', inputs: { zekt: '{}' }, return_run_details: true },
+    });
+    const inputRun = await waitUntil(
+      () =>
+        sim
+          .consumerRuns()
+          .find(
+            (entry) =>
+              entry.id === (started.body as { workflow_run_id: number }).workflow_run_id &&
+              entry.status === 'completed',
+          ),
+      'the workflow_dispatch run',
+    );
+    const workflowDispatchSchema =
+      spec['x-webhooks']['workflow-dispatch']?.post.requestBody.content['application/json'].schema ?? {};
+    const validateWorkflowDispatchEvent = validatorFor('webhook workflow-dispatch', workflowDispatchSchema);
+    expect(
+      validateWorkflowDispatchEvent(inputRun.event),
+      `workflow_dispatch: ${ajv.errorsText(validateWorkflowDispatchEvent.errors)}`,
+    ).toBe(true);
     const dispatchSchema =
       spec['x-webhooks']['repository-dispatch-sample.collected']?.post.requestBody.content['application/json']
         .schema ?? {};

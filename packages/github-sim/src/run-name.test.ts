@@ -13,6 +13,7 @@ const contexts = {
       },
     },
   },
+  inputs: { zekt: '{"deliveryId":"delivery-2","event":{"runId":"7"}}', broken: '{not json' },
 };
 
 describe('run-name evaluation', () => {
@@ -35,6 +36,11 @@ describe('run-name evaluation', () => {
     ['[${{ github.event.client_payload.missing.deeper }}][${{ secrets.TOKEN }}]', '[][]'],
     ["[${{ format('{0}', github.run_id) }}][${{ github.run_id || 'x' }}]", '[][]'],
     ['no expressions', 'no expressions'],
+    // A workflow_dispatch run: the `inputs` context, and the zekt input read with fromJSON.
+    ['zekt ${{ fromJSON(inputs.zekt).deliveryId }}', 'zekt delivery-2'],
+    ["${{ FromJson( inputs['zekt'] ).event.runId }}", '7'],
+    ['[${{ fromJSON(inputs.broken).deliveryId }}][${{ fromJSON(inputs.missing).x }}]', '[][]'],
+    ['[${{ fromJSON(inputs.zekt) }}][${{ fromJSON(inputs.zekt) || 1 }}]', '[Object][]'],
     // biome-ignore-end lint/suspicious/noTemplateCurlyInString: GitHub Actions expressions, not JS templates
   ])('%s → %s', (template, expected) => {
     expect(evaluateRunName(template, contexts)).toBe(expected);

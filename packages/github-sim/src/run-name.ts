@@ -1,16 +1,19 @@
 /**
  * Evaluates a workflow's `run-name` the way GitHub renders `display_title`: every `${{ … }}` is
- * replaced by the value of its expression. Only property paths into the `github` context are
- * understood (`github.event.client_payload.zekt.deliveryId`, `github.repository`,
- * `github.run_id`, …, with `.name` or `['name']` steps); GitHub compares context property names
- * case-insensitively, and so does this. Anything else — unknown properties, functions, operators —
- * evaluates to '' (GitHub renders a missing property as an empty string too).
+ * replaced by the value of its expression. Property paths into the contexts given (`github`, and
+ * `inputs` for a `workflow_dispatch` run) are understood (`github.event.client_payload.zekt.deliveryId`,
+ * `github.repository`, `inputs.zekt`, …, with `.name` or `['name']` steps), and so is `fromJSON(<path>)`
+ * followed by steps (`fromJSON(inputs.zekt).deliveryId`); GitHub compares context property names and
+ * function names case-insensitively, and so does this. Anything else — unknown properties, other
+ * functions, operators — evaluates to '' (GitHub renders a missing property as an empty string too).
  * https://docs.github.com/actions/writing-workflows/choosing-what-your-workflow-does/evaluate-expressions-in-workflows-and-actions
  */
 
 const EXPRESSION = /\$\{\{\s*(.*?)\s*\}\}/g;
 const PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\['[^']*'\])*$/;
 const STEP = /\.([A-Za-z_][\w-]*)|\['([^']*)'\]/g;
+const STEPS = /^(?:\.[A-Za-z_][\w-]*|\['[^']*'\])*$/;
+const FROM_JSON = /^fromjson\(\s*(.*?)\s*\)(.*)$/i;
 
 function property(value: unknown, name: string): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -29,14 +32,33 @@ function asText(value: unknown): string {
   return Array.isArray(value) ? 'Array' : 'Object';
 }
 
-function evaluate(expression: string, contexts: Record<string, unknown>): string {
-  if (!PATH.test(expression)) return '';
-  const head = /^[A-Za-z_][\w-]*/.exec(expression)?.[0] ?? '';
-  let value = property(contexts, head);
-  for (const match of expression.slice(head.length).matchAll(STEP)) {
-    value = property(value, match[1] ?? match[2] ?? '');
+function follow(value: unknown, steps: string): unknown {
+  let current = value;
+  for (const match of steps.matchAll(STEP)) current = property(current, match[1] ?? match[2] ?? '');
+  return current;
+}
+
+function expressionValue(expression: string, contexts: Record<string, unknown>): unknown {
+  const parsed = FROM_JSON.exec(expression);
+  if (parsed !== null) {
+    const [, inner = '', steps = ''] = parsed;
+    if (!PATH.test(inner) || !STEPS.test(steps)) return undefined;
+    const text = expressionValue(inner, contexts);
+    if (typeof text !== 'string') return undefined;
+    try {
+      return follow(JSON.parse(text) as unknown, steps);
+    } catch {
+      // GitHub fails the run on invalid JSON; an empty title is the closest a name can show.
+      return undefined;
+    }
   }
-  return asText(value);
+  if (!PATH.test(expression)) return undefined;
+  const head = /^[A-Za-z_][\w-]*/.exec(expression)?.[0] ?? '';
+  return follow(property(contexts, head), expression.slice(head.length));
+}
+
+function evaluate(expression: string, contexts: Record<string, unknown>): string {
+  return asText(expressionValue(expression, contexts));
 }
 
 /**

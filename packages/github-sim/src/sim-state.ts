@@ -7,6 +7,7 @@ import type {
   JournalEntry,
   WebhookDeliveryRecord,
   WorkflowConclusion,
+  WorkflowDispatchRecord,
 } from './types.js';
 
 /** A GitHub user, organisation or bot the simulator knows. */
@@ -194,6 +195,7 @@ export class SimState {
   /** Who is signed in to the simulated github.com in "the browser" (`signIn`), if anyone. */
   signedInUser: AccountRecord | null = null;
   readonly dispatches: DispatchRecord[] = [];
+  readonly workflowDispatches: WorkflowDispatchRecord[] = [];
   readonly journal: JournalEntry[] = [];
   readonly deliveries: WebhookDeliveryRecord[] = [];
   private journalSeq = 1;

@@ -17,6 +17,7 @@ import type {
   WebhookDeliveryRecord,
   WebhookDropRule,
   WebhookDropRuleStatus,
+  WorkflowDispatchRecord,
 } from './types.js';
 
 // The simulator's public interface, apart from the module that builds it, so its HTTP routes can
@@ -37,6 +38,12 @@ export interface SimulatorOptions {
   clock?: Clock;
   /** Lifetime of Actions OIDC tokens; default 300 s, like GitHub's. */
   oidcTokenLifetimeSeconds?: number;
+  /**
+   * Answer as this GitHub Enterprise Server version (e.g. `3.20`) instead of github.com; default
+   * null. 3.20 and older refuse `return_run_details` on `workflow_dispatch` (422) and take at most
+   * 10 inputs.
+   */
+  ghesVersion?: string | null;
   /**
    * Called as each accepted `repository_dispatch` is recorded, before the 204 goes out: a load test
    * times deliveries here (`dispatches()` only has GitHub's one-second timestamps).
@@ -97,6 +104,10 @@ export interface GitHubSimulator {
     payload: unknown,
   ): Promise<WebhookDeliveryRecord[]>;
   dispatches(filter?: { repository?: string }): DispatchRecord[];
+  /** Accepted `workflow_dispatch` calls, in order, with the run each created. */
+  workflowDispatches(filter?: { repository?: string }): WorkflowDispatchRecord[];
+  /** Answer as a GitHub Enterprise Server version from now on (`'3.20'`), or as github.com (null). */
+  setGhesVersion(version: string | null): void;
   journal(): JournalEntry[];
   clearJournal(): void;
   webhookDeliveries(): WebhookDeliveryRecord[];
@@ -132,7 +143,7 @@ export interface GitHubSimulator {
   suspend(options?: { forMs?: number }): Promise<void>;
   /** Accepts connections again, on the same port. */
   resume(): Promise<void>;
-  /** Declares a consumer repository's workflow that `repository_dispatch` starts. */
+  /** Declares a consumer repository's workflow that `repository_dispatch` or `workflow_dispatch` starts. */
   defineConsumerWorkflow(input: ConsumerWorkflowInput): { id: string };
   /** Later dispatches no longer start it; started runs carry on. */
   removeConsumerWorkflow(id: string): void;

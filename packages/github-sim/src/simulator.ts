@@ -58,6 +58,16 @@ function validateWebhookUrl(url: string | null): void {
   }
 }
 
+function validateGhesVersion(version: unknown): string | null {
+  if (version === null) return null;
+  if (typeof version !== 'string' || !/^\d+\.\d+$/.test(version)) {
+    throw new SimInputError(
+      `a GitHub Enterprise Server version is major.minor, e.g. "3.20", or null; got ${JSON.stringify(version)}`,
+    );
+  }
+  return version;
+}
+
 /**
  * Starts a simulator on a loopback port.
  *
@@ -109,6 +119,7 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     webhookDrops,
     faults: new FaultInjector(),
     consumerWorkflows,
+    ghesVersion: validateGhesVersion(options.ghesVersion ?? null),
     shutdown: shutdown.signal,
     onDispatch: options.onDispatch ?? (() => {}),
   };
@@ -151,6 +162,15 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
       return state.dispatches
         .filter((dispatch) => wanted === undefined || dispatch.repository.toLowerCase() === wanted)
         .map((dispatch) => structuredClone(dispatch));
+    },
+    workflowDispatches(filter = {}) {
+      const wanted = filter.repository?.toLowerCase();
+      return state.workflowDispatches
+        .filter((dispatch) => wanted === undefined || dispatch.repository.toLowerCase() === wanted)
+        .map((dispatch) => structuredClone(dispatch));
+    },
+    setGhesVersion(version) {
+      ctx.ghesVersion = validateGhesVersion(version);
     },
     journal: () => structuredClone(state.journal),
     clearJournal() {

@@ -226,6 +226,24 @@ export interface DispatchRecord {
   receivedAt: string;
 }
 
+/**
+ * A `workflow_dispatch` the simulator accepted (`POST /repos/{o}/{r}/actions/workflows/{file}/dispatches`):
+ * 200 with the run's details when `return_run_details` was true, else 204.
+ */
+export interface WorkflowDispatchRecord {
+  id: number;
+  repository: string;
+  installationId: number;
+  /** The workflow's file name, e.g. `on-deploy.yml`. */
+  workflow: string;
+  ref: string;
+  inputs: Record<string, unknown>;
+  returnRunDetails: boolean;
+  /** The run GitHub created for it. */
+  runId: number;
+  receivedAt: string;
+}
+
 /** Who made a request, as the simulator understood the `Authorization` header. */
 export type JournalAuth =
   | { kind: 'none' }
@@ -437,7 +455,28 @@ export interface ConsumerWorkflowZekt {
   fetchPayload?: boolean;
 }
 
-/** A workflow of a consumer repository that reacts to `repository_dispatch`. */
+/** One input a `workflow_dispatch` trigger declares (`on.workflow_dispatch.inputs.<name>`). */
+export interface WorkflowDispatchInputDefinition {
+  description?: string;
+  /** A dispatch that leaves out a required input without a default is refused (422). */
+  required?: boolean;
+  default?: string;
+  type?: 'string' | 'boolean' | 'number' | 'choice' | 'environment';
+}
+
+/**
+ * The triggers of a consumer workflow, as its `on:` says. Only the two a delivery can start are
+ * simulated; a trigger left out is absent (a dispatch of that kind does not start the workflow, and
+ * a `workflow_dispatch` to it is refused with GitHub's 422).
+ */
+export interface ConsumerWorkflowTriggers {
+  /** `on.repository_dispatch`; `types` absent = every event type. */
+  repository_dispatch?: { types?: string[] } | null;
+  /** `on.workflow_dispatch`, with the inputs it declares. */
+  workflow_dispatch?: { inputs?: Record<string, WorkflowDispatchInputDefinition> } | null;
+}
+
+/** A workflow of a consumer repository that reacts to `repository_dispatch` or `workflow_dispatch`. */
 export interface ConsumerWorkflowInput {
   /** `owner/repo` of an installed repository. */
   repository: string;
@@ -445,8 +484,13 @@ export interface ConsumerWorkflowInput {
   workflow: string;
   /** Workflow name; default: the file name without extension, capitalised. */
   name?: string;
-  /** `on.repository_dispatch.types`; absent = every event type. */
+  /** `on.repository_dispatch.types`; absent = every event type. Not with `on`. */
   types?: string[];
+  /**
+   * The workflow's triggers; absent = `{ repository_dispatch: { types } }` (the workflow has no
+   * `workflow_dispatch` trigger).
+   */
+  on?: ConsumerWorkflowTriggers;
   /**
    * The `run-name` template, e.g. `zekt ${{ github.event.client_payload.zekt.deliveryId }}`.
    * Supports property paths of the `github` context (`github.event.client_payload.<path>`,
@@ -456,11 +500,19 @@ export interface ConsumerWorkflowInput {
   runName?: string;
   /** Default `success`. */
   conclusion?: 'success' | 'failure' | 'cancelled';
+  /**
+   * The run is deleted once it is in progress (after `durationMs`), instead of completing: no
+   * `completed` webhook, and `GET …/actions/runs/{id}` answers 404 from then on.
+   */
+  deleteRun?: boolean;
   /** Between `requested` and `in_progress`; default 0. */
   startDelayMs?: number;
   /** Between `in_progress` and `completed`; default 0. */
   durationMs?: number;
-  /** The dispatch is accepted but no run ever starts (no run record is created). */
+  /**
+   * A `repository_dispatch` is accepted but no run ever starts (no run record is created). A
+   * `workflow_dispatch` always creates its run: it stays `queued` (no runner picks it up).
+   */
   neverStart?: boolean;
   zekt?: ConsumerWorkflowZekt;
 }
@@ -475,7 +527,7 @@ export interface ConsumerCall {
   error?: string;
 }
 
-/** One run of a consumer workflow, started by a `repository_dispatch`. */
+/** One run of a consumer workflow, started by a `repository_dispatch` or a `workflow_dispatch`. */
 export interface ConsumerRunRecord {
   /** The workflow run id (`GET /repos/{owner}/{repo}/actions/runs/{id}` serves it). */
   id: number;
@@ -485,22 +537,25 @@ export interface ConsumerRunRecord {
   /** Workflow file name. */
   workflow: string;
   runNumber: number;
-  /** The `DispatchRecord` id. */
+  /** What started it: its `event`. */
+  trigger: 'repository_dispatch' | 'workflow_dispatch';
+  /** The `DispatchRecord` or `WorkflowDispatchRecord` id. */
   dispatchId: number;
-  eventType: string;
+  /** The `repository_dispatch` event type; null for a `workflow_dispatch` run. */
+  eventType: string | null;
   displayTitle: string;
   /**
    * Moves on once the `workflow_run` deliveries of the new status have been made (the run itself,
    * as the REST API and webhooks show it, changes just before): `completed` means nothing is left
    * to do.
    */
-  status: 'queued' | 'in_progress' | 'completed';
+  status: 'queued' | 'in_progress' | 'completed' | 'deleted';
   conclusion: 'success' | 'failure' | 'cancelled' | null;
   startedAt: string | null;
   completedAt: string | null;
-  /** `client_payload.zekt.deliveryId`, or null. */
+  /** `zekt.deliveryId` (of `client_payload`, or of the `zekt` input), or null. */
   deliveryId: string | null;
-  /** `client_payload.zekt.correlationId` as sent (string or number), or null. */
+  /** `zekt.correlationId` as sent (string or number), or null. */
   correlationId: string | number | null;
   calls: ConsumerCall[];
   /** The run's `workflow_run` deliveries, in the order they were sent. */
@@ -509,7 +564,10 @@ export interface ConsumerRunRecord {
   fetchedPayload?: unknown;
   /** The environment a step of this run sees (Actions runtime + `GITHUB_*`), as `runWorkflow` returns it. */
   env: Record<string, string>;
-  /** The `github.event` of the run: GitHub's `repository_dispatch` event payload (for `GITHUB_EVENT_PATH`). */
+  /**
+   * The `github.event` of the run: GitHub's `repository_dispatch` or `workflow_dispatch` event
+   * payload (for `GITHUB_EVENT_PATH`).
+   */
   event: Record<string, unknown>;
   /** Set when the run stopped because the simulator failed (a bug): the error message. */
   error?: string;

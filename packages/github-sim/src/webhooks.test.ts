@@ -45,7 +45,7 @@ describe('App-level webhooks', () => {
         app_id: sim.app.id,
         app_slug: 'zekt-dev',
         target_type: 'Organization',
-        permissions: { metadata: 'read', contents: 'write', actions: 'read', repository_hooks: 'write' },
+        permissions: { metadata: 'read', contents: 'write', actions: 'write', repository_hooks: 'write' },
         events: ['workflow_run'],
         repository_selection: 'selected',
       },

@@ -374,6 +374,14 @@ export interface paths {
                                     [key: string]: string;
                                 };
                             } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
+                            } | null;
                             /** @description in single-record answers only */
                             attempts?: {
                                 number: number;
@@ -662,6 +670,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -4852,8 +4868,15 @@ export interface paths {
                                 };
                                 /** @description the consumer repository (owner/repo) */
                                 deliversTo: string;
-                                /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                                /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                                 completionTracking: boolean;
+                                /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                                deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                                workflowDispatch: {
+                                    /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                    workflow: string;
+                                    ref: string | null;
+                                } | null;
                                 /** Format: date-time */
                                 requestedAt: string;
                                 decidedAt: string | null;
@@ -4999,8 +5022,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -5258,8 +5288,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -5399,7 +5436,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** The Durable Delivery switch (consumer) */
+        /**
+         * The Durable Delivery switch and how deliveries are sent (consumer)
+         * @description durable: the Durable Delivery switch (needs COMPLETION on the consumer repository, or deliveryMode workflow_dispatch). deliveryMode: repository_dispatch (default), or workflow_dispatch to `workflow` (a file name in .github/workflows of the consumer repository) on `ref` (a branch or tag; null: the default branch). workflow_dispatch needs the App’s Actions: write permission on the consumer’s installation.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -5412,7 +5452,13 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        durable: boolean;
+                        durable?: boolean;
+                        /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                        deliveryMode?: "repository_dispatch" | "workflow_dispatch";
+                        /** @description workflow_dispatch: the workflow file, e.g. on-deploy.yml */
+                        workflow?: string;
+                        /** @description workflow_dispatch: the branch or tag; null or "": the default branch */
+                        ref?: string | null;
                     };
                 };
             };
@@ -5443,15 +5489,22 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
                         };
                     };
                 };
-                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it */
+                /** @description `invalid_request`: the body, query or path does not match the endpoint’s schema; `detail` names the field; `malformed_json`: the body is not JSON (or is empty); `json_too_deep`: a JSON document (body, webhook, or a message payload held in a string) nests arrays and objects deeper than `ZEKT_MAX_JSON_DEPTH` levels (default 64); flatten it; `invalid_workflow_file`: give the workflow’s file name, e.g. `deploy.yml`; `invalid_ref`: a `workflow_dispatch` ref is a branch or tag name (`main`, `release/v2`, `refs/tags/v1`) by git’s rules for ref names, or null for the repository’s default branch */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5463,7 +5516,7 @@ export interface paths {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_request" | "malformed_json" | "json_too_deep";
+                            code: "invalid_request" | "malformed_json" | "json_too_deep" | "invalid_workflow_file" | "invalid_ref";
                         } & {
                             [key: string]: unknown;
                         };
@@ -5541,7 +5594,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `completion_tracking_disabled`: turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery */
+                /** @description `completion_tracking_disabled`: turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery, or deliver by `workflow_dispatch` (Zekt then follows the run itself) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5718,8 +5771,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -5997,8 +6057,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -6276,8 +6343,15 @@ export interface paths {
                             };
                             /** @description the consumer repository (owner/repo) */
                             deliversTo: string;
-                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it) */
+                            /** @description whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch) */
                             completionTracking: boolean;
+                            /** @description repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it */
+                            deliveryMode: "repository_dispatch" | "workflow_dispatch";
+                            workflowDispatch: {
+                                /** @description the workflow file of the consumer repository, e.g. on-deploy.yml */
+                                workflow: string;
+                                ref: string | null;
+                            } | null;
                             /** Format: date-time */
                             requestedAt: string;
                             decidedAt: string | null;
@@ -6940,6 +7014,14 @@ export interface paths {
                                         [key: string]: string;
                                     };
                                 } | null;
+                                consumerRun: {
+                                    /** @description the workflow run id */
+                                    id: number;
+                                    /** @description the run in the REST API (run_url) */
+                                    url: string;
+                                    /** @description the run's page on GitHub */
+                                    htmlUrl: string;
+                                } | null;
                                 /** @description in single-record answers only */
                                 attempts?: {
                                     number: number;
@@ -7131,6 +7213,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -7560,6 +7650,14 @@ export interface paths {
                                 headers: {
                                     [key: string]: string;
                                 };
+                            } | null;
+                            consumerRun: {
+                                /** @description the workflow run id */
+                                id: number;
+                                /** @description the run in the REST API (run_url) */
+                                url: string;
+                                /** @description the run's page on GitHub */
+                                htmlUrl: string;
                             } | null;
                             /** @description in single-record answers only */
                             attempts?: {
@@ -8394,7 +8492,7 @@ export interface paths {
                 query?: {
                     /** @description one of your accounts (login); default all */
                     account?: string;
-                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | service.schema_version | service.schema_enforcement | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | token.create | token.revoke | delivery.replay | recovery.start | recovery.cancel */
+                    /** @description provider.switch | completion_tracking.switch | workflow.whitelist | service.create | service.update | service.publish | service.unpublish | service.schema_version | service.schema_enforcement | subscription.request | subscription.approve | subscription.deny | subscription.revoke | subscription.withdraw | subscription.durable | subscription.delivery_mode | token.create | token.revoke | delivery.replay | recovery.start | recovery.cancel */
                     action?: string;
                     /** @description what was changed: a service, subscription, delivery… id, or owner/repo */
                     target?: string;

@@ -27,6 +27,7 @@ const ACTIONS: Record<string, string> = {
   'subscription.revoke': 'Subscription revoked',
   'subscription.withdraw': 'Request withdrawn',
   'subscription.durable': 'Durable Delivery switch',
+  'subscription.delivery_mode': 'Delivered as',
   'token.create': 'API token created',
   'delivery.replay': 'Delivery replayed',
   'recovery.start': 'Recovery started',

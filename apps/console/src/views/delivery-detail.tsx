@@ -9,7 +9,7 @@ import { formatDuration, formatTime, randomKey } from '../format';
 import { useAction } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
-import { dispatchState, isNotStarted, notStartedAdvice } from './delivery-status';
+import { ConsumerRunLink, dispatchState, isNotStarted, notStartedAdvice } from './delivery-status';
 
 /**
  * One delivery on its own URL: what happened to it in time (every attempt with its status,
@@ -80,6 +80,14 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
         </dd>
         <dt>Delivers to</dt>
         <dd>{d.consumer.repository}</dd>
+        {d.consumerRun ? (
+          <>
+            <dt>Consumer run</dt>
+            <dd>
+              <ConsumerRunLink delivery={d} />
+            </dd>
+          </>
+        ) : null}
         <dt>Mode</dt>
         <dd>{d.durable ? 'Durable' : 'Non-durable (one attempt, not tracked)'}</dd>
         <dt>Dispatched</dt>

@@ -13,7 +13,7 @@ import { InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Time } from '../components/time';
-import { formatClock, formatPercent } from '../format';
+import { formatClock, formatPercent, webUrl } from '../format';
 import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
 import { useSession } from '../session';
@@ -276,7 +276,34 @@ export function dispatchState(delivery: Delivery): string | null {
   }
   if (delivery.dispatch.state === 'failed')
     return `GitHub did not accept it (${delivery.failureReason ?? 'failed'})`;
+  const reason = delivery.failureReason;
+  if (delivery.deliveryStatus === 'Failed' && reason?.startsWith(CONSUMER_RUN_FAILURE)) {
+    const how = reason.slice(CONSUMER_RUN_FAILURE.length).replaceAll('_', ' ');
+    return how === 'deleted' ? 'The consumer run was deleted' : `The consumer run ended: ${how}`;
+  }
   return null;
+}
+
+/** The failure reasons of a consumer run that did not succeed: `consumer_run_<conclusion>`. */
+const CONSUMER_RUN_FAILURE = 'consumer_run_';
+
+/** The consumer workflow run of a `workflow_dispatch` delivery, linked to its page on GitHub. */
+export function ConsumerRunLink({ delivery }: { delivery: Delivery }) {
+  const run = delivery.consumerRun;
+  if (!run) return null;
+  const href = webUrl(run.htmlUrl);
+  const text = `run ${run.id}`;
+  return href ? (
+    <a
+      href={href}
+      rel="noreferrer"
+      aria-label={`Consumer run ${run.id} of ${delivery.consumer.repository ?? 'the consumer repository'}`}
+    >
+      {text}
+    </a>
+  ) : (
+    <span>{text}</span>
+  );
 }
 
 function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
@@ -325,7 +352,14 @@ function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
                 <td>
                   {d.provider.repository} #{d.correlationId}
                 </td>
-                <td>{d.consumer.repository}</td>
+                <td>
+                  {d.consumer.repository}
+                  {d.consumerRun ? (
+                    <div className="small">
+                      <ConsumerRunLink delivery={d} />
+                    </div>
+                  ) : null}
+                </td>
                 <td>
                   <Time iso={d.dispatchedAt} />
                 </td>

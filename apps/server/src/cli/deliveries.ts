@@ -46,13 +46,14 @@ export async function listDeliveries(
   // biome-ignore lint/suspicious/noExplicitAny: a JSON answer printed field by field.
   const deliveries = body.deliveries as Array<Record<string, any>>;
   command.write(
-    `${['DELIVERY', 'STATUS', 'RETRY', 'DISPATCHED', 'CONFIRMED', 'COMPLETED', 'CONSUMER'].join('\t')}\n`,
+    `${['DELIVERY', 'STATUS', 'RETRY', 'DISPATCHED', 'CONFIRMED', 'COMPLETED', 'CONSUMER', 'CONSUMER RUN'].join('\t')}\n`,
   );
   for (const d of deliveries) {
     const status =
       d.notStartedAt && d.deliveryStatus === 'Dispatched' ? 'Dispatched (not started)' : d.deliveryStatus;
     command.write(
-      `${[d.deliveryId, status, d.retryNumber, d.dispatchedAt, d.confirmedAt ?? '-', d.completedAt ?? '-', d.consumer?.repository].join('\t')}\n`,
+      // The run GitHub created for a workflow_dispatch delivery; '-' for repository_dispatch.
+      `${[d.deliveryId, status, d.retryNumber, d.dispatchedAt, d.confirmedAt ?? '-', d.completedAt ?? '-', d.consumer?.repository, d.consumerRun?.htmlUrl ?? '-'].join('\t')}\n`,
     );
   }
   if (body.nextCursor) command.write(`(more: --cursor ${String(body.nextCursor)})\n`);

@@ -82,11 +82,16 @@ export async function seedDemo(input: {
     enabled: true,
   });
   await asConsumer('PATCH', `/api/v1/subscriptions/${subscription.id}`, { durable: true });
+  // It also runs by workflow_dispatch, so the subscription can be switched to that mode in the
+  // console (Zekt Subscriptions › Delivered as) and the demo keeps working.
   sim.defineConsumerWorkflow({
     repository: DEMO.consumer.repository,
     workflow: 'on-acme-deploy.yml',
     name: 'React to acme deployments',
-    types: [DEMO.service.eventType],
+    on: {
+      repository_dispatch: { types: [DEMO.service.eventType] },
+      workflow_dispatch: { inputs: { zekt: { required: true, type: 'string' } } },
+    },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, as in a workflow file.
     runName: 'zekt ${{ github.event.client_payload.zekt.deliveryId }}',
     zekt: { url: zektUrl, confirm: true, complete: true, auth: 'oidc' },

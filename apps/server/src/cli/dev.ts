@@ -82,6 +82,7 @@ async function runDemo(input: Parameters<typeof runDev>[0]): Promise<void> {
       `                  published as the service "${demo.serviceSlug}" (repository_dispatch type ${demo.eventType})`,
       `  Consumer        ${demo.consumer.account} (user ${demo.consumer.user}): ${demo.consumer.repository}, subscription approved,`,
       '                  durable delivery on; its workflow confirms and completes each delivery',
+      '                  (it also runs by workflow_dispatch: switch "Delivered as" in Zekt Subscriptions)',
       '',
       `  API token (${demo.provider.user}):  ${demo.tokens.provider}`,
       `  API token (${demo.consumer.user}):    ${demo.tokens.consumer}`,

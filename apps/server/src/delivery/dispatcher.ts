@@ -1,10 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { buildDispatchBody } from '../domain/client-payload.js';
+import {
+  type BuildDispatchInput,
+  buildDispatchBody,
+  buildWorkflowInputs,
+  type DispatchBody,
+  type WorkflowDispatchBody,
+} from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
+import { type DeliveryRoute, WORKFLOW_NOT_FOUND } from '../domain/delivery-mode.js';
 import { ATTEMPT_OUTCOME_UNKNOWN, afterDispatchAttempt, outcomeUnknown } from '../domain/delivery-state.js';
 import { categorizeFailure, type ErrorCategory } from '../domain/error-category.js';
 import { awaitsStart } from '../domain/not-started.js';
+import { followsRun, nextRunReadAt } from '../domain/run-following.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
@@ -25,9 +33,12 @@ import { noTracer, type Tracer } from '../tracing/tracer.js';
 import type { DeliveryHandoff, HandedDelivery } from './handoff.js';
 
 /**
- * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` → record
- * the attempt and the new state. Non-durable deliveries get exactly one attempt; durable ones are
- * retried on the schedule until GitHub accepts them or the schedule runs out.
+ * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` (or, for
+ * a subscription delivering by `workflow_dispatch`, the workflow's dispatch, SPEC 4.1) → record the
+ * attempt and the new state. Non-durable deliveries get exactly one attempt; durable ones are
+ * retried on the schedule until GitHub accepts them or the schedule runs out. A `workflow_dispatch`
+ * GitHub answers with its run is recorded with that run, and — durable, without completion
+ * tracking — handed to the run follower (run-follower.ts) through the store.
  */
 export interface DispatcherOptions {
   store: Store;
@@ -50,6 +61,10 @@ export interface DispatcherOptions {
   retryScheduleMs?: readonly number[];
   /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
   installationDispatchRate?: number;
+  /** Delays before each read of a followed consumer run (domain/run-following.ts). */
+  runFollowScheduleMs?: readonly number[];
+  /** Told after a delivery whose run Zekt follows was recorded (wakes the run follower). */
+  onRunFollowed?: () => void;
   random?: () => number;
   /**
    * Told when a durable delivery has used its whole retry schedule and failed, inside the
@@ -91,6 +106,11 @@ export interface Dispatcher extends DeliveryHandoff {
   nextDueAt(): Promise<number | null>;
   /** Resolves once no attempt is in flight. */
   idle(): Promise<void>;
+  /**
+   * Takes a slot of the pool and of the consumer installation for another call to GitHub (the run
+   * follower's reads), or null when either is full; the function gives it back.
+   */
+  borrowSlot(consumerAccountId: number): (() => void) | null;
 }
 
 type Failure = {
@@ -143,14 +163,37 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await settle(row, number, startedAt, 0, prepared.failure, false);
       return;
     }
-    const result = await options.github
-      .dispatch({ ...prepared.target, body: prepared.body, timeoutMs })
-      .finally(callEnded);
+    const { target, call } = prepared;
+    const result = await (call.kind === 'repository_dispatch'
+      ? options.github.dispatch({ ...target, body: call.body, timeoutMs })
+      : options.github.dispatchWorkflow({
+          ...target,
+          workflow: call.workflow,
+          ref: call.ref,
+          inputs: call.inputs,
+          timeoutMs,
+        })
+    ).finally(callEnded);
+    if (result.runDetailsRefused) {
+      logger.warn(
+        { deliveryId: row.delivery_id },
+        'GitHub refused return_run_details (GitHub Enterprise Server 3.20 or older): workflow_dispatch deliveries are sent without it from now on, and their runs are matched by run name',
+      );
+    }
     if (result.ok) {
       const at = clock.now();
       // Replays start long after their webhook: they would measure the operator, not Zekt.
       if (row.replay_of === null && prepared.receivedAt !== null) metrics.endToEnd(at - prepared.receivedAt);
-      await finish(
+      const run = result.consumerRun;
+      const durable = Boolean(row.durable);
+      // GitHub named the run it created: the delivery started (nothing to wait for), and without
+      // completion tracking Zekt follows the run itself.
+      const follows = followsRun({
+        durable,
+        runKnown: run !== undefined,
+        completionTracking: Boolean(context.repository?.completionTracking),
+      });
+      const recorded = await finish(
         row,
         {
           number,
@@ -173,14 +216,34 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           }),
           payload_by_reference: prepared.byReference,
           updated_at: at,
+          ...(run === undefined
+            ? {}
+            : {
+                consumer_run_id: run.id,
+                consumer_run_url: run.url,
+                consumer_run_html_url: run.htmlUrl,
+                run_seen_at: at,
+              }),
+          ...(follows
+            ? {
+                run_follow_at: nextRunReadAt({
+                  reads: 0,
+                  now: at,
+                  schedule: options.runFollowScheduleMs,
+                  random: options.random,
+                }),
+                run_follow_reads: 0,
+              }
+            : {}),
         },
         true,
         // A 204 proves nothing ran: wait for the consumer workflow's first sign of life.
-        awaitsStart({ durable: Boolean(row.durable) }) ? at : undefined,
+        awaitsStart({ durable, runKnown: run !== undefined }) ? at : undefined,
       );
+      if (recorded && follows) options.onRunFollowed?.();
       return;
     }
-    await settle(row, number, startedAt, result.durationMs, toFailure(result), true);
+    await settle(row, number, startedAt, result.durationMs, toFailure(result, context.route), true);
   }
 
   /**
@@ -213,7 +276,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     | { failure: Failure }
     | {
         target: { installationId: number; owner: string; repo: string };
-        body: ReturnType<typeof buildDispatchBody>['body'];
+        call:
+          | { kind: 'repository_dispatch'; body: DispatchBody }
+          | {
+              kind: 'workflow_dispatch';
+              workflow: string;
+              ref: string | null;
+              inputs: WorkflowDispatchBody['inputs'];
+            };
         byReference: boolean;
         receivedAt: number | null;
       } {
@@ -257,7 +327,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       };
     }
     const [owner, repo] = repository.fullName.split('/') as [string, string];
-    const built = buildDispatchBody({
+    const payload: BuildDispatchInput = {
       eventType: row.event_type,
       correlationId: row.correlation_id,
       deliveryId: row.delivery_id,
@@ -271,10 +341,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       message:
         archive.hasMessage && archive.payload !== null ? { payload: JSON.parse(archive.payload) } : undefined,
       payloadUrl: `${options.baseUrl}/api/deliveries/${row.delivery_id}/payload`,
-    });
+    };
+    const target = { installationId: account.installationId, owner, repo };
+    if (context.route.mode === 'workflow_dispatch') {
+      const built = buildWorkflowInputs(payload);
+      const { workflow, ref } = context.route;
+      return {
+        target,
+        call: { kind: 'workflow_dispatch', workflow, ref, inputs: built.inputs },
+        byReference: built.byReference,
+        receivedAt: eventReceivedAt,
+      };
+    }
+    const built = buildDispatchBody(payload);
     return {
-      target: { installationId: account.installationId, owner, repo },
-      body: built.body,
+      target,
+      call: { kind: 'repository_dispatch', body: built.body },
       byReference: built.byReference,
       receivedAt: eventReceivedAt,
     };
@@ -512,6 +594,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return kept.map((delivery) => start(delivery));
   }
 
+  /** Counts a call to the installation outside a claim (a handoff, a run read), when there is room. */
+  function takeSlot(consumerAccountId: number): boolean {
+    if (running.size + reservedSlots >= poolSize) return false;
+    const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
+    if (inFlight >= perInstallation) return false;
+    inFlightByAccount.set(consumerAccountId, inFlight + 1);
+    reservedSlots++;
+    return true;
+  }
+
+  /** Gives back slots `takeSlot` counted, waking the loop if that frees room it could use. */
+  function releaseSlots(consumerAccountIds: readonly number[]): void {
+    for (const account of consumerAccountIds) {
+      reservedSlots--;
+      giveBackSlot(account);
+    }
+    if (claimable || consumerAccountIds.some((account) => leftAtCap.has(account))) options.onCapacity?.();
+  }
+
   return {
     async fill() {
       return (await fill()).length;
@@ -526,11 +627,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return claimable;
     },
     reserve(consumerAccountId) {
-      if (running.size + reservedSlots >= poolSize) return null;
-      const inFlight = inFlightByAccount.get(consumerAccountId) ?? 0;
-      if (inFlight >= perInstallation) return null;
-      inFlightByAccount.set(consumerAccountId, inFlight + 1);
-      reservedSlots++;
+      if (!takeSlot(consumerAccountId)) return null;
       return { owner: options.workerId, expiresAt: clock.now() + leaseMs };
     },
     start(handed) {
@@ -539,13 +636,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         void start(delivery, true);
       }
     },
-    release(consumerAccountIds) {
-      for (const account of consumerAccountIds) {
-        reservedSlots--;
-        giveBackSlot(account);
-      }
-      if (claimable || consumerAccountIds.some((account) => leftAtCap.has(account))) options.onCapacity?.();
-    },
+    release: releaseSlots,
     async nextDueAt() {
       if (running.size + reservedSlots >= poolSize) return null;
       return nextDeliveryDueAt(store.db, lastClaimAt ?? clock.now());
@@ -553,10 +644,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
+    borrowSlot(consumerAccountId) {
+      if (!takeSlot(consumerAccountId)) return null;
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        releaseSlots([consumerAccountId]);
+      };
+    },
   };
 }
 
-function toFailure(result: Extract<DispatchResult, { ok: false }>): Failure {
+/**
+ * A failed call as the attempt records it. A `workflow_dispatch` names its workflow: a 404 is a
+ * workflow file GitHub does not have (`workflow_not_found`), a 403 the permission GitHub asked for.
+ */
+function toFailure(result: Extract<DispatchResult, { ok: false }>, route: DeliveryRoute): Failure {
   const category = categorizeFailure({
     status: result.status,
     headers: result.headers,
@@ -564,10 +668,26 @@ function toFailure(result: Extract<DispatchResult, { ok: false }>): Failure {
     errorCode: result.errorCode,
   });
   const where = result.status === undefined ? (result.errorCode ?? 'no response') : `HTTP ${result.status}`;
+  let message = `${where}: ${result.message}`;
+  let reason: string | undefined;
+  if (route.mode === 'workflow_dispatch' && result.status !== undefined) {
+    const file = `.github/workflows/${route.workflow}`;
+    const on = route.ref ?? 'the default branch';
+    if (result.status === 404) {
+      message = `${where}: GitHub has no workflow ${file} on ${on} (or the App cannot see the repository): ${result.message}`;
+      reason = WORKFLOW_NOT_FOUND;
+    } else if (result.status === 422) {
+      message = `${where}: GitHub refused the workflow_dispatch to ${file} on ${on}: ${result.message}`;
+    } else if (category === 'auth') {
+      const needed = result.headers['x-accepted-github-permissions'];
+      message = `${where}: ${result.message}${needed ? ` (GitHub needs ${needed})` : ''}: workflow_dispatch needs the App's Actions: write permission, accepted in the installation's settings`;
+    }
+  }
   return {
     category,
-    message: `${where}: ${result.message}`,
+    message,
     ...(result.status === undefined ? {} : { status: result.status }),
     headers: result.headers,
+    ...(reason === undefined ? {} : { reason }),
   };
 }

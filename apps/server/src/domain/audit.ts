@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'subscription.revoke',
   'subscription.withdraw',
   'subscription.durable',
+  'subscription.delivery_mode',
   'token.create',
   'token.revoke',
   'delivery.replay',

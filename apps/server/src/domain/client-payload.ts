@@ -36,6 +36,24 @@ export interface DispatchBody {
   client_payload: { zekt: ZektEnvelope };
 }
 
+/**
+ * GitHub's limits on `POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches`: `inputs`
+ * has at most 25 top-level properties (10 on GitHub Enterprise Server 3.20 and older) and "the
+ * maximum payload for inputs is 65,535 characters".
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#onworkflow_dispatchinputs
+ * Zekt sends one input (`zekt`, the envelope as a JSON text, within either count) and measures the
+ * serialised `inputs` object in UTF-16 code units, which are never fewer than characters.
+ */
+export const WORKFLOW_INPUTS_LIMIT_CHARACTERS = 65_535;
+
+/** The body of a `workflow_dispatch` (SPEC 4.1): the ref and the one `zekt` input. */
+export interface WorkflowDispatchBody {
+  ref: string;
+  inputs: { zekt: string };
+  /** Ask GitHub for the created run's id and URLs (200 instead of 204); GHES ≤ 3.20 refuses it. */
+  return_run_details?: boolean;
+}
+
 export interface BuildDispatchInput {
   eventType: string;
   correlationId: string;
@@ -73,6 +91,67 @@ export function byteLength(value: string): number {
  * @example buildDispatchBody({ eventType: 'deployed', …, message: { payload: { version: '1.2.3' } } })
  */
 export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
+  return chooseEnvelope(input, (zekt) => {
+    const body: DispatchBody = { event_type: input.eventType, client_payload: { zekt } };
+    const bytes = byteLength(JSON.stringify(body));
+    return { body, bytes, fits: bytes < DISPATCH_BODY_LIMIT_BYTES };
+  });
+}
+
+export interface BuiltWorkflowInputs {
+  inputs: WorkflowDispatchBody['inputs'];
+  /** Characters of the serialised `inputs` (what GitHub's limit counts). */
+  inputCharacters: number;
+  byReference: boolean;
+}
+
+/**
+ * The same envelope as `buildDispatchBody`, as the `zekt` input of a `workflow_dispatch` (a JSON
+ * text: workflow inputs are strings). The message goes inline when the inputs fit GitHub's limit
+ * (`WORKFLOW_INPUTS_LIMIT_CHARACTERS`), otherwise it is replaced by a `payloadRef`.
+ *
+ * @example buildWorkflowInputs({ …, message: undefined }).inputs // { zekt: '{"version":1,…}' }
+ */
+export function buildWorkflowInputs(input: BuildDispatchInput): BuiltWorkflowInputs {
+  const built = chooseEnvelope(input, (zekt) => {
+    const inputs = { zekt: JSON.stringify(zekt) };
+    const characters = JSON.stringify(inputs).length;
+    return { body: inputs, bytes: characters, fits: characters <= WORKFLOW_INPUTS_LIMIT_CHARACTERS };
+  });
+  return { inputs: built.body, inputCharacters: built.bytes, byReference: built.byReference };
+}
+
+/**
+ * The request body: the ref, the inputs, and — unless this GitHub refused it before — the request
+ * for the created run's details.
+ * @example workflowDispatchBody('main', { zekt: '{}' }, true) // { ref: 'main', inputs: { zekt: '{}' }, return_run_details: true }
+ */
+export function workflowDispatchBody(
+  ref: string,
+  inputs: WorkflowDispatchBody['inputs'],
+  returnRunDetails: boolean,
+): WorkflowDispatchBody {
+  return { ref, inputs, ...(returnRunDetails ? { return_run_details: true } : {}) };
+}
+
+/**
+ * GitHub Enterprise Server 3.20 and older do not know `return_run_details` (it came to github.com
+ * on 19 February 2026) and refuse the request: 422 `Invalid request. "return_run_details" is not a
+ * permitted key.` Such an answer means: ask again without it, and not again on this host.
+ * @example refusedRunDetails({ status: 422, message: 'Invalid request.\n\n"return_run_details" is not a permitted key.' }) // true
+ */
+export function refusedRunDetails(answer: { status?: number | undefined; message: string }): boolean {
+  return answer.status === 422 && answer.message.includes('return_run_details');
+}
+
+/**
+ * The envelope with the message inline when `shape` says the request fits, else with a
+ * `payloadRef` instead (the rule both kinds of dispatch share).
+ */
+function chooseEnvelope<B>(
+  input: BuildDispatchInput,
+  shape: (zekt: ZektEnvelope) => { body: B; bytes: number; fits: boolean },
+): { body: B; bytes: number; byReference: boolean } {
   const envelope: ZektEnvelope = {
     version: 1,
     correlationId: input.correlationId,
@@ -89,26 +168,12 @@ export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
     event: input.event,
   };
   if (input.message === undefined) {
-    return measure({ event_type: input.eventType, client_payload: { zekt: envelope } }, false);
+    const { body, bytes } = shape(envelope);
+    return { body, bytes, byReference: false };
   }
-  const inline = measure(
-    {
-      event_type: input.eventType,
-      client_payload: { zekt: { ...envelope, payload: input.message.payload } },
-    },
-    false,
-  );
-  if (inline.bytes < DISPATCH_BODY_LIMIT_BYTES) return inline;
+  const inline = shape({ ...envelope, payload: input.message.payload });
+  if (inline.fits) return { body: inline.body, bytes: inline.bytes, byReference: false };
   const messageBytes = byteLength(JSON.stringify(input.message.payload));
-  return measure(
-    {
-      event_type: input.eventType,
-      client_payload: { zekt: { ...envelope, payloadRef: { url: input.payloadUrl, bytes: messageBytes } } },
-    },
-    true,
-  );
-}
-
-function measure(body: DispatchBody, byReference: boolean): BuiltDispatch {
-  return { body, bytes: byteLength(JSON.stringify(body)), byReference };
+  const { body, bytes } = shape({ ...envelope, payloadRef: { url: input.payloadUrl, bytes: messageBytes } });
+  return { body, bytes, byReference: true };
 }

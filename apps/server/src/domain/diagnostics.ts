@@ -1,3 +1,4 @@
+import type { DeliveryRoute } from './delivery-mode.js';
 import { DAY_MS } from './duration.js';
 import { ERROR_CATEGORIES } from './error-category.js';
 import { NOT_STARTED_CATEGORY, notStartedRecommendation } from './not-started.js';
@@ -35,7 +36,17 @@ export interface RecommendationContext {
   durable: boolean;
   /** Event types of the deliveries that never started, and how long Zekt waited for them. */
   notStarted?: { eventTypes: readonly string[]; afterMs: number };
+  /** How the subscription delivers now (default `repository_dispatch`). */
+  route?: DeliveryRoute;
 }
+
+/** The workflow a `workflow_dispatch` connection delivers to, when it does. */
+function dispatchedWorkflow(c: RecommendationContext) {
+  return c.route?.mode === 'workflow_dispatch' ? c.route : null;
+}
+
+/** The `on:` a workflow needs to receive `workflow_dispatch` deliveries. */
+const WORKFLOW_DISPATCH_TRIGGER = '`on: workflow_dispatch: inputs: zekt: { required: true, type: string }`';
 
 const TEXT: Record<DiagnosticCategory, (c: RecommendationContext) => string> = {
   service_unavailable: (c) =>
@@ -49,15 +60,25 @@ const TEXT: Record<DiagnosticCategory, (c: RecommendationContext) => string> = {
       c.durable ? '; durable deliveries are retried' : '; replay the failed deliveries once it is fixed'
     }.`,
   auth: (c) =>
-    `GitHub refused the App's credentials for ${c.consumerRepository} (401/403). The Zekt App installation on ${c.consumerAccount} probably lacks the "Contents: read & write" repository permission needed for repository_dispatch, or the installation is suspended: ask an owner of ${c.consumerAccount} to review and accept the App's permissions (or reinstall it), then replay the failed deliveries.`,
+    dispatchedWorkflow(c)
+      ? `GitHub refused the App's workflow_dispatch to ${c.consumerRepository} (401/403). workflow_dispatch needs the "Actions: read & write" repository permission (actions: write), which installations made before Zekt asked for it have not accepted: an owner of ${c.consumerAccount} accepts the App's new permissions in the installation's settings on GitHub (Settings › GitHub Apps › Zekt › Review request), or the subscription goes back to repository_dispatch. Then replay the failed deliveries.`
+      : `GitHub refused the App's credentials for ${c.consumerRepository} (401/403). The Zekt App installation on ${c.consumerAccount} probably lacks the "Contents: read & write" repository permission needed for repository_dispatch, or the installation is suspended: ask an owner of ${c.consumerAccount} to review and accept the App's permissions (or reinstall it), then replay the failed deliveries.`,
   rate_limited: (c) =>
     `GitHub rate-limited dispatches to ${c.consumerRepository}. Installations get about 80 content-creating requests a minute: lower ZEKT_INSTALLATION_DISPATCH_RATE if it was raised, spread the provider's runs, or split consumers across repositories; Zekt honours Retry-After and x-ratelimit-reset on durable deliveries.`,
   network: (c) =>
     `Zekt could not reach GitHub (DNS or connection errors) while dispatching to ${c.consumerRepository}. Check GITHUB_API_URL, DNS resolution and outbound HTTPS from the Zekt host.`,
-  not_found: (c) =>
-    `GitHub answered 404 for ${c.consumerRepository}: the Zekt App is not installed on that repository, or the repository was renamed, transferred or deleted. Add the repository to the ${c.consumerAccount} installation (or update the subscription's "Delivers to" repository), then replay the failed deliveries.`,
-  rejected: (c) =>
-    `GitHub rejected the dispatch payload for ${c.consumerRepository} (422): the event type must be 1–100 characters and client_payload under 64 KB with at most 10 top-level keys. Check the provider's event type; Zekt sends large messages by reference, so report this if it persists.`,
+  not_found: (c) => {
+    const route = dispatchedWorkflow(c);
+    return route
+      ? `GitHub answered 404 for the workflow ${route.workflow} of ${c.consumerRepository}: no file .github/workflows/${route.workflow} on ${route.ref ?? 'the default branch'} (or the Zekt App is not installed on the repository). Commit the workflow with ${WORKFLOW_DISPATCH_TRIGGER} there, or correct the subscription's workflow, then replay the failed deliveries.`
+      : `GitHub answered 404 for ${c.consumerRepository}: the Zekt App is not installed on that repository, or the repository was renamed, transferred or deleted. Add the repository to the ${c.consumerAccount} installation (or update the subscription's "Delivers to" repository), then replay the failed deliveries.`;
+  },
+  rejected: (c) => {
+    const route = dispatchedWorkflow(c);
+    return route
+      ? `GitHub refused the workflow_dispatch to ${route.workflow} of ${c.consumerRepository} (422): the workflow must have a workflow_dispatch trigger that declares the zekt input, ${WORKFLOW_DISPATCH_TRIGGER}, and declare no other required input without a default; the ref (${route.ref ?? 'the default branch'}) must exist. GitHub's message in the recent failures below says which. Fix the workflow on that ref, then replay the failed deliveries.`
+      : `GitHub rejected the dispatch payload for ${c.consumerRepository} (422): the event type must be 1–100 characters and client_payload under 64 KB with at most 10 top-level keys. Check the provider's event type; Zekt sends large messages by reference, so report this if it persists.`;
+  },
   other: (c) =>
     `Unexpected failures dispatching to ${c.consumerRepository}: see the recent failures below for GitHub's messages.`,
   not_started: (c) =>

@@ -18,11 +18,14 @@ export const NOT_STARTED_CATEGORY = 'not_started';
 
 /**
  * Whether a delivery GitHub just accepted starts waiting for its consumer workflow. Non-durable
- * deliveries are fire-and-forget: nobody reports their start, so they never wait.
+ * deliveries are fire-and-forget: nobody reports their start, so they never wait. A delivery whose
+ * run GitHub named in its answer (a `workflow_dispatch`, SPEC 4.1) started: GitHub created the run,
+ * so there is nothing to guess.
  * @example awaitsStart({ durable: true }) // true
+ * @example awaitsStart({ durable: true, runKnown: true }) // false
  */
-export function awaitsStart(delivery: { durable: boolean }): boolean {
-  return delivery.durable;
+export function awaitsStart(delivery: { durable: boolean; runKnown?: boolean }): boolean {
+  return delivery.durable && !delivery.runKnown;
 }
 
 /**

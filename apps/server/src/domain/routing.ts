@@ -1,3 +1,4 @@
+import { type DeliveryMode, tracksRuns } from './delivery-mode.js';
 import { DEFAULT_EVENT_TYPE } from './event-type.js';
 import type { Enforcement, SchemaInForce } from './message-schema.js';
 
@@ -15,6 +16,8 @@ export interface RoutableSubscription {
   durable: boolean;
   /** The consumer repo's COMPLETION switch (completion tracking webhook placed). */
   completionTracking: boolean;
+  /** How the subscription delivers (domain/delivery-mode.ts); default `repository_dispatch`. */
+  deliveryMode?: DeliveryMode;
   /** The service's message schema, when it has one (domain/message-schema.ts). */
   schema: ServiceSchemaState | null;
 }
@@ -76,8 +79,14 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       consumerAccountId: subscription.consumerAccountId,
       consumerRepositoryId: subscription.consumerRepositoryId,
       eventType: input.message?.eventType ?? subscription.serviceEventType ?? DEFAULT_EVENT_TYPE,
-      // SPEC 3.3: durable needs both switches, the order the seed's console procedure sets them in.
-      durable: subscription.durable && subscription.completionTracking,
+      // SPEC 3.3: durable needs both switches, the order the seed's console procedure sets them in;
+      // a workflow_dispatch subscription needs no COMPLETION, Zekt follows the run it started (4.1).
+      durable:
+        subscription.durable &&
+        tracksRuns({
+          mode: subscription.deliveryMode ?? 'repository_dispatch',
+          completionTracking: subscription.completionTracking,
+        }),
       schemaVersion: input.message?.schemaVersions?.[subscription.serviceId] ?? null,
     })),
   };

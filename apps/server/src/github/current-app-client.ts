@@ -53,6 +53,17 @@ export function createCurrentAppClient(options: {
       if (found === null) return { ok: false, headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
       return found.dispatch(input);
     },
+    async dispatchWorkflow(input) {
+      const found = await client();
+      if (found === null) return { ok: false, headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
+      return found.dispatchWorkflow(input);
+    },
+    async readWorkflowRun(input) {
+      const found = await client();
+      if (found === null)
+        return { outcome: 'failed', headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
+      return found.readWorkflowRun(input);
+    },
     async appInstallUrl() {
       return (await client())?.appInstallUrl() ?? null;
     },

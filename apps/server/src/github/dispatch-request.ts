@@ -3,11 +3,14 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { DispatchBody } from '../domain/client-payload.js';
 
 /**
- * `POST /repos/{owner}/{repo}/dispatches` on a kept-alive connection. The dispatcher sends this one
- * request at a rate Octokit's general-purpose pipeline (endpoint templating, hooks, fetch and web
- * streams per call) made the largest cost of a delivery after the store (issue 11); everything
- * else Zekt asks GitHub still goes through Octokit. The result keeps what Octokit's error would
- * have told: GitHub's status, headers and message, or the network error's code.
+ * The dispatcher's calls to GitHub on kept-alive connections: `POST /repos/{owner}/{repo}/dispatches`,
+ * and for `workflow_dispatch` deliveries `POST …/actions/workflows/{file}/dispatches`, the
+ * repository's default branch (`GET /repos/{owner}/{repo}`) and the consumer run
+ * (`GET …/actions/runs/{run_id}`). The dispatcher sends these at a rate Octokit's general-purpose
+ * pipeline (endpoint templating, hooks, fetch and web streams per call) made the largest cost of a
+ * delivery after the store (issue 11); everything else Zekt asks GitHub still goes through
+ * Octokit. The result keeps what Octokit's error would have told: GitHub's status, headers and
+ * message, or the network error's code.
  * https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event
  */
 export interface DispatchResponse {
@@ -25,7 +28,23 @@ export interface DispatchRequester {
     body: DispatchBody;
     timeoutMs: number;
   }): Promise<DispatchResponse>;
+  /**
+   * Any call under the API's base URL: `path` is relative to it, its segments already encoded
+   * (`repos/acme/app/actions/runs/42`).
+   */
+  request(input: {
+    method: 'GET' | 'POST';
+    path: string;
+    token: string;
+    body?: unknown;
+    timeoutMs: number;
+  }): Promise<DispatchResponse>;
   close(): void;
+}
+
+/** `owner/repo` as the path segments of a request (`repos/{owner}/{repo}`). */
+export function repositoryPath(owner: string, repo: string): string {
+  return `repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 }
 
 /** A failure before any response: `code` is Node's (`ECONNRESET`, …) or `TIMEOUT`. */
@@ -45,61 +64,77 @@ export function createDispatchRequester(options: { apiUrl: string; userAgent: st
   const secure = base.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
+  function request(input: {
+    method: 'GET' | 'POST';
+    path: string;
+    token: string;
+    body?: unknown;
+    timeoutMs: number;
+  }): Promise<DispatchResponse> {
+    const url = new URL(input.path, base);
+    const payload = input.body === undefined ? null : Buffer.from(JSON.stringify(input.body));
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      const req = send(
+        url,
+        {
+          method: input.method,
+          agent,
+          headers: {
+            accept: 'application/vnd.github+json',
+            authorization: `token ${input.token}`,
+            ...(payload === null
+              ? {}
+              : { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length }),
+            'user-agent': options.userAgent,
+            'x-github-api-version': '2022-11-28',
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            });
+          });
+          res.on('error', (error) => fail(error));
+        },
+      );
+      const fail = (error: Error & { code?: string }) => {
+        clearTimeout(timer);
+        reject(
+          timedOut
+            ? new DispatchNetworkError(`GitHub did not answer within ${input.timeoutMs} ms`, 'TIMEOUT', {
+                cause: error,
+              })
+            : new DispatchNetworkError(error.message, error.code, { cause: error }),
+        );
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        req.destroy(new Error('timeout'));
+      }, input.timeoutMs);
+      req.on('error', fail);
+      if (payload === null) req.end();
+      else req.end(payload);
+    });
+  }
+
   return {
     post(input) {
-      const url = new URL(
-        `repos/${encodeURIComponent(input.owner)}/${encodeURIComponent(input.repo)}/dispatches`,
-        base,
-      );
-      const payload = Buffer.from(JSON.stringify(input.body));
-      return new Promise((resolve, reject) => {
-        let timedOut = false;
-        const req = send(
-          url,
-          {
-            method: 'POST',
-            agent,
-            headers: {
-              accept: 'application/vnd.github+json',
-              authorization: `token ${input.token}`,
-              'content-type': 'application/json; charset=utf-8',
-              'content-length': payload.length,
-              'user-agent': options.userAgent,
-              'x-github-api-version': '2022-11-28',
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => {
-              clearTimeout(timer);
-              resolve({
-                status: res.statusCode ?? 0,
-                headers: res.headers,
-                body: Buffer.concat(chunks).toString('utf8'),
-              });
-            });
-            res.on('error', (error) => fail(error));
-          },
-        );
-        const fail = (error: Error & { code?: string }) => {
-          clearTimeout(timer);
-          reject(
-            timedOut
-              ? new DispatchNetworkError(`GitHub did not answer within ${input.timeoutMs} ms`, 'TIMEOUT', {
-                  cause: error,
-                })
-              : new DispatchNetworkError(error.message, error.code, { cause: error }),
-          );
-        };
-        const timer = setTimeout(() => {
-          timedOut = true;
-          req.destroy(new Error('timeout'));
-        }, input.timeoutMs);
-        req.on('error', fail);
-        req.end(payload);
+      return request({
+        method: 'POST',
+        path: `${repositoryPath(input.owner, input.repo)}/dispatches`,
+        token: input.token,
+        body: input.body,
+        timeoutMs: input.timeoutMs,
       });
     },
+    request,
     close() {
       agent.destroy();
     },

@@ -1,13 +1,30 @@
 import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
-import type { DispatchBody } from '../domain/client-payload.js';
-import { createDispatchRequester, DispatchNetworkError } from './dispatch-request.js';
+import {
+  type DispatchBody,
+  refusedRunDetails,
+  type WorkflowDispatchBody,
+  workflowDispatchBody,
+} from '../domain/client-payload.js';
+import {
+  createDispatchRequester,
+  DispatchNetworkError,
+  type DispatchResponse,
+  repositoryPath,
+} from './dispatch-request.js';
 import { createInstallationTokenCache } from './installation-token-cache.js';
 
 /**
  * Zekt's calls to GitHub, as the App: installation tokens (cached until shortly before they expire
- * and refreshed ahead of time, installation-token-cache.ts), `repository_dispatch`
- * (dispatch-request.ts), and repository hooks (Octokit).
+ * and refreshed ahead of time, installation-token-cache.ts), `repository_dispatch`,
+ * `workflow_dispatch` and reading a consumer run (dispatch-request.ts), and repository hooks
+ * (Octokit).
+ *
+ * A client serves one GitHub (`apiUrl`, the deployment's GITHUB_API_URL) and remembers, for the
+ * life of the process, whether that GitHub refused `return_run_details` (GitHub Enterprise Server
+ * 3.20 and older): each process asks once, then dispatches without it. Remembering it in memory
+ * costs one refused call per process start; a store row would save that call at the price of a
+ * read per dispatch, and an upgraded server would have to be noticed and the row cleared.
  *
  * Octokit's retry and throttling plugins are deliberately absent: the dispatcher owns retries, and
  * records every attempt, which a plugin retrying behind its back would hide.
@@ -28,6 +45,50 @@ export interface DispatchInput {
   timeoutMs: number;
 }
 
+export interface WorkflowDispatchInput {
+  installationId: number;
+  owner: string;
+  repo: string;
+  /** The workflow's file name, e.g. `on-deploy.yml`. */
+  workflow: string;
+  /** The branch or tag; null: the repository's default branch (read from GitHub, then cached). */
+  ref: string | null;
+  inputs: WorkflowDispatchBody['inputs'];
+  timeoutMs: number;
+}
+
+/** The run GitHub created for a `workflow_dispatch` (its `workflow-dispatch-response`). */
+export interface ConsumerRun {
+  id: number;
+  /** The run in the REST API (`run_url`). */
+  url: string;
+  /** The run's page (`html_url`). */
+  htmlUrl: string;
+}
+
+/** What a read of a consumer run (`GET /repos/{owner}/{repo}/actions/runs/{run_id}`) found. */
+export type RunReadResult =
+  | {
+      outcome: 'found';
+      status: string;
+      conclusion: string | null;
+      headers: Record<string, string>;
+      durationMs: number;
+    }
+  /** 404: the run (or the repository) is gone. */
+  | { outcome: 'gone'; headers: Record<string, string>; durationMs: number }
+  | {
+      outcome: 'failed';
+      status?: number;
+      headers: Record<string, string>;
+      message: string;
+      errorCode?: string;
+      durationMs: number;
+    };
+
+/** How long a repository's default branch, once read, is used without reading it again. */
+const DEFAULT_BRANCH_TTL_MS = 10 * 60_000;
+
 /** Response headers kept on attempts and the platform response: enough to explain a failure. */
 export const KEPT_RESPONSE_HEADERS = [
   'x-github-request-id',
@@ -37,11 +98,22 @@ export const KEPT_RESPONSE_HEADERS = [
   'x-ratelimit-reset',
   'x-ratelimit-resource',
   'x-ratelimit-used',
+  // On a 403 for a missing permission, the permission the endpoint needs (`actions=write`).
+  'x-accepted-github-permissions',
   'date',
 ] as const;
 
 export type DispatchResult =
-  | { ok: true; status: number; headers: Record<string, string>; durationMs: number }
+  | {
+      ok: true;
+      status: number;
+      headers: Record<string, string>;
+      durationMs: number;
+      /** The run a `workflow_dispatch` created, when GitHub said (200 with run details). */
+      consumerRun?: ConsumerRun;
+      /** This call found that GitHub refuses `return_run_details` (asked again without it). */
+      runDetailsRefused?: true;
+    }
   | {
       ok: false;
       /** Absent when no HTTP response came back (network error, timeout). */
@@ -50,6 +122,7 @@ export type DispatchResult =
       message: string;
       errorCode?: string;
       durationMs: number;
+      runDetailsRefused?: true;
     };
 
 export interface RepositoryHookInput {
@@ -107,6 +180,20 @@ const HOOK_CALL_TIMEOUT_MS = 10_000;
 
 export interface GitHubClient {
   dispatch(input: DispatchInput): Promise<DispatchResult>;
+  /**
+   * `POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches` asking for the created run
+   * (`return_run_details`), unless this GitHub refused that before; a refusal is answered by asking
+   * again without it, once. Without a ref, the repository's default branch is read first (cached).
+   */
+  dispatchWorkflow(input: WorkflowDispatchInput): Promise<DispatchResult>;
+  /** `GET /repos/{owner}/{repo}/actions/runs/{run_id}`: the run's status and conclusion. */
+  readWorkflowRun(input: {
+    installationId: number;
+    owner: string;
+    repo: string;
+    runId: number;
+    timeoutMs: number;
+  }): Promise<RunReadResult>;
   createRepositoryHook(input: RepositoryHookInput): Promise<{ hookId: number }>;
   listRepositoryHooks(input: {
     installationId: number;
@@ -157,6 +244,82 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     },
   });
   const dispatcher = createDispatchRequester({ apiUrl: options.apiUrl, userAgent });
+  /** Whether this GitHub refused `return_run_details` (GHES ≤ 3.20); see the comment above. */
+  let runDetailsRefused = false;
+  const defaultBranches = new Map<string, { branch: string; until: number }>();
+
+  type Sent =
+    | { response: DispatchResponse; headers: Record<string, string> }
+    | { failure: FailureDescription };
+
+  /** One call with the installation's token; a 401 makes the next call fetch a new token. */
+  async function send(
+    installationId: number,
+    request: Omit<Parameters<typeof dispatcher.request>[0], 'token'>,
+  ): Promise<Sent> {
+    let token: string;
+    try {
+      token = await tokens.get(installationId);
+    } catch (error) {
+      return { failure: describeFailure(error) };
+    }
+    try {
+      const response = await dispatcher.request({ ...request, token });
+      if (response.status === 401) tokens.forget(installationId, token);
+      return { response, headers: keepHeaders(response.headers) };
+    } catch (error) {
+      const code = error instanceof DispatchNetworkError ? error.code : findErrorCode(error);
+      return {
+        failure: {
+          headers: {},
+          message: describeCause(error),
+          ...(code === undefined ? {} : { errorCode: code }),
+        },
+      };
+    }
+  }
+
+  /** GitHub's answer as a failure: its status, kept headers and message. */
+  function answered(sent: Extract<Sent, { response: DispatchResponse }>): FailureDescription {
+    return {
+      status: sent.response.status,
+      headers: sent.headers,
+      message: githubMessage(parseJson(sent.response.body)) ?? `HTTP ${sent.response.status}`,
+    };
+  }
+
+  const ok = (status: number) => status >= 200 && status < 300;
+
+  async function defaultBranch(
+    input: WorkflowDispatchInput,
+  ): Promise<{ branch: string } | { failure: FailureDescription }> {
+    const key = `${input.installationId}:${input.owner}/${input.repo}`.toLowerCase();
+    const cached = defaultBranches.get(key);
+    if (cached && cached.until > Date.now()) return { branch: cached.branch };
+    const sent = await send(input.installationId, {
+      method: 'GET',
+      path: repositoryPath(input.owner, input.repo),
+      timeoutMs: input.timeoutMs,
+    });
+    if ('failure' in sent) return sent;
+    const failure = answered(sent);
+    if (!ok(sent.response.status)) {
+      return {
+        failure: {
+          ...failure,
+          message: `reading the default branch of ${input.owner}/${input.repo}: ${failure.message}`,
+        },
+      };
+    }
+    const branch = (parseJson(sent.response.body) as { default_branch?: unknown } | null)?.default_branch;
+    if (typeof branch !== 'string' || branch === '') {
+      return {
+        failure: { ...failure, message: `GitHub named no default branch for ${input.owner}/${input.repo}` },
+      };
+    }
+    defaultBranches.set(key, { branch, until: Date.now() + DEFAULT_BRANCH_TTL_MS });
+    return { branch };
+  }
 
   return {
     appInstallUrl() {
@@ -211,6 +374,77 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
           durationMs: elapsed(),
         };
       }
+    },
+
+    async dispatchWorkflow(input) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      let ref = input.ref;
+      if (ref === null) {
+        const read = await defaultBranch(input);
+        if ('failure' in read) return { ok: false, ...read.failure, durationMs: elapsed() };
+        ref = read.branch;
+      }
+      const path = `${repositoryPath(input.owner, input.repo)}/actions/workflows/${encodeURIComponent(input.workflow)}/dispatches`;
+      const post = (details: boolean) =>
+        send(input.installationId, {
+          method: 'POST',
+          path,
+          body: workflowDispatchBody(ref as string, input.inputs, details),
+          timeoutMs: input.timeoutMs,
+        });
+      const askedDetails = !runDetailsRefused;
+      let sent = await post(askedDetails);
+      let fellBack = false;
+      if (askedDetails && 'response' in sent && refusedRunDetails(answered(sent))) {
+        runDetailsRefused = true;
+        fellBack = true;
+        sent = await post(false);
+      }
+      const refused = fellBack ? { runDetailsRefused: true as const } : {};
+      if ('failure' in sent) return { ok: false, ...sent.failure, ...refused, durationMs: elapsed() };
+      if (!ok(sent.response.status))
+        return { ok: false, ...answered(sent), ...refused, durationMs: elapsed() };
+      const consumerRun =
+        sent.response.status === 200 ? consumerRunOf(parseJson(sent.response.body)) : undefined;
+      return {
+        ok: true,
+        status: sent.response.status,
+        headers: sent.headers,
+        durationMs: elapsed(),
+        ...(consumerRun === undefined ? {} : { consumerRun }),
+        ...refused,
+      };
+    },
+
+    async readWorkflowRun(input) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      const sent = await send(input.installationId, {
+        method: 'GET',
+        path: `${repositoryPath(input.owner, input.repo)}/actions/runs/${input.runId}`,
+        timeoutMs: input.timeoutMs,
+      });
+      if ('failure' in sent) return { outcome: 'failed', ...sent.failure, durationMs: elapsed() };
+      if (sent.response.status === 404)
+        return { outcome: 'gone', headers: sent.headers, durationMs: elapsed() };
+      if (!ok(sent.response.status)) return { outcome: 'failed', ...answered(sent), durationMs: elapsed() };
+      const run = parseJson(sent.response.body) as { status?: unknown; conclusion?: unknown } | null;
+      if (typeof run?.status !== 'string') {
+        return {
+          outcome: 'failed',
+          ...answered(sent),
+          message: 'GitHub answered a run without a status',
+          durationMs: elapsed(),
+        };
+      }
+      return {
+        outcome: 'found',
+        status: run.status,
+        conclusion: typeof run.conclusion === 'string' ? run.conclusion : null,
+        headers: sent.headers,
+        durationMs: elapsed(),
+      };
     },
 
     async listHookDeliveries(hook, cursor) {
@@ -340,6 +574,20 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       }
     },
   };
+}
+
+/** The run of a 200 `workflow-dispatch-response`, or undefined when the body is not one. */
+function consumerRunOf(body: unknown): ConsumerRun | undefined {
+  const details = body as { workflow_run_id?: unknown; run_url?: unknown; html_url?: unknown } | null;
+  if (
+    typeof details?.workflow_run_id !== 'number' ||
+    !Number.isSafeInteger(details.workflow_run_id) ||
+    typeof details.run_url !== 'string' ||
+    typeof details.html_url !== 'string'
+  ) {
+    return undefined;
+  }
+  return { id: details.workflow_run_id, url: details.run_url, htmlUrl: details.html_url };
 }
 
 function describeHook(hook: WebhookRef): string {

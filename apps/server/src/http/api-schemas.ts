@@ -255,6 +255,14 @@ export const SubscriptionStatusSchema = Type.Union([
   Type.Literal('withdrawn'),
 ]);
 
+export const DeliveryModeSchema = Type.Union(
+  [Type.Literal('repository_dispatch'), Type.Literal('workflow_dispatch')],
+  {
+    description:
+      'repository_dispatch: POST /repos/{owner}/{repo}/dispatches (every workflow listening for the event type runs); workflow_dispatch: one workflow file, whose run GitHub names in its answer, so Zekt links to it and follows it',
+  },
+);
+
 export const SubscriptionSchema = Type.Object({
   id: Type.String(),
   status: SubscriptionStatusSchema,
@@ -264,8 +272,21 @@ export const SubscriptionSchema = Type.Object({
   consumer: Type.Object({ account: Type.String(), repository: Type.String() }),
   deliversTo: Type.String({ description: 'the consumer repository (owner/repo)' }),
   completionTracking: Type.Boolean({
-    description: 'whether COMPLETION is on for the consumer repository (Durable Delivery needs it)',
+    description:
+      'whether COMPLETION is on for the consumer repository (Durable Delivery needs it, unless the subscription delivers by workflow_dispatch)',
   }),
+  deliveryMode: DeliveryModeSchema,
+  workflowDispatch: Nullable(
+    Type.Object(
+      {
+        workflow: Type.String({
+          description: 'the workflow file of the consumer repository, e.g. on-deploy.yml',
+        }),
+        ref: Nullable(Type.String({ description: 'the branch or tag it runs on; null: the default branch' })),
+      },
+      { description: 'where workflow_dispatch deliveries go; null in repository_dispatch mode' },
+    ),
+  ),
   requestedAt: Time,
   decidedAt: NullableTime,
 });
@@ -339,6 +360,19 @@ export const DeliveryRecordSchema = Type.Object({
     Type.Object(
       { status: Type.Integer(), at: Time, headers: Type.Record(Type.String(), Type.String()) },
       { description: "GitHub's answer to the accepted dispatch" },
+    ),
+  ),
+  consumerRun: Nullable(
+    Type.Object(
+      {
+        id: Type.Integer({ description: 'the workflow run id' }),
+        url: Type.String({ description: 'the run in the REST API (run_url)' }),
+        htmlUrl: Type.String({ description: "the run's page on GitHub" }),
+      },
+      {
+        description:
+          'the consumer workflow run GitHub created for a workflow_dispatch delivery (its answer to the dispatch); null for repository_dispatch, before GitHub answered, and on a GitHub Enterprise Server that does not answer with the run',
+      },
     ),
   ),
   attempts: Type.Optional(Type.Array(AttemptSchema, { description: 'in single-record answers only' })),

@@ -43,6 +43,12 @@ export const PROBLEMS = {
     title: 'Invalid workflow file',
     meaning: 'give the workflow’s file name, e.g. `deploy.yml`',
   },
+  invalid_ref: {
+    status: 400,
+    title: 'Invalid ref',
+    meaning:
+      'a `workflow_dispatch` ref is a branch or tag name (`main`, `release/v2`, `refs/tags/v1`) by git’s rules for ref names, or null for the repository’s default branch',
+  },
   invalid_oauth_state: {
     status: 400,
     title: 'Invalid login state',
@@ -263,7 +269,8 @@ export const PROBLEMS = {
   completion_tracking_disabled: {
     status: 409,
     title: 'Completion tracking is off',
-    meaning: 'turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery',
+    meaning:
+      'turn on completion tracking (COMPLETION) for the consumer repository before Durable Delivery, or deliver by `workflow_dispatch` (Zekt then follows the run itself)',
   },
   installation_unavailable: {
     status: 409,

@@ -108,6 +108,11 @@ export function subscriptionView(
     consumer: { account: names.consumer, repository: names.consumerRepository },
     deliversTo: names.consumerRepository,
     completionTracking: names.completionTracking,
+    deliveryMode: subscription.delivery_mode,
+    workflowDispatch:
+      subscription.delivery_mode === 'workflow_dispatch' && subscription.dispatch_workflow !== null
+        ? { workflow: subscription.dispatch_workflow, ref: subscription.dispatch_ref }
+        : null,
     requestedAt: isoAt(subscription.requested_at),
     decidedAt: iso(subscription.decided_at),
   };
@@ -156,6 +161,14 @@ export function deliveryRecordView(
       row.platform_response === null
         ? null
         : (JSON.parse(row.platform_response) as DeliveryRecordView['platformResponse']),
+    consumerRun:
+      row.consumer_run_id === null
+        ? null
+        : {
+            id: Number(row.consumer_run_id),
+            url: row.consumer_run_url ?? '',
+            htmlUrl: row.consumer_run_html_url ?? '',
+          },
     ...(attempts === undefined ? {} : { attempts: attempts.map(attemptView) }),
     ...(row.replayed_by === null ? {} : { replayedBy: row.replayed_by }),
     ...(row.replay_of === null ? {} : { replayOf: row.replay_of }),

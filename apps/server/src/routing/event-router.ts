@@ -199,6 +199,7 @@ export async function routeEvent(
         subscriptionStatus: 'approved',
         account: target.account,
         repository: target.repository,
+        route: target.route,
         archive,
         eventReceivedAt: event.received_at,
       },

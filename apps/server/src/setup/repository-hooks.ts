@@ -8,6 +8,7 @@ import { getRepository, setRepositoryFlag } from '../store/accounts.js';
 import { recordAudit } from '../store/audit.js';
 import { beginHookPlacement, completeHookPlacement, deleteHook, getHook } from '../store/hooks.js';
 import { withLease } from '../store/leases.js';
+import { followRunsOfRepository } from '../store/run-following.js';
 import type { AccountRow, HookRole, RepositoryRow } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
@@ -94,6 +95,9 @@ async function switchUnderLease(deps: HookDeps, change: HookSwitch): Promise<Hoo
       await deps.store.transaction(async (trx) => {
         const now = deps.clock.now();
         await setRepositoryFlag(trx, repository.repository_id, flag, enabled, now);
+        // Runs its webhooks were to report are read by Zekt from now on.
+        if (role === 'completion' && !enabled)
+          await followRunsOfRepository(trx, repository.repository_id, now);
         if (was === enabled) return;
         await recordAudit(
           trx,

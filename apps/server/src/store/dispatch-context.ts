@@ -1,4 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
 import { type HotQuery, hotQueryFamily } from './compiled-query.js';
 import {
   buildClaim,
@@ -20,7 +21,10 @@ import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';
 export interface DispatchContext {
   subscriptionStatus: SubscriptionStatus | null;
   account: { login: string; installationId: number | null; uninstalledAt: number | null } | null;
-  repository: { fullName: string; removedAt: number | null } | null;
+  /** `completionTracking`: its COMPLETION switch (a known run is then reported by its webhooks). */
+  repository: { fullName: string; removedAt: number | null; completionTracking: boolean } | null;
+  /** How the subscription delivers now (its row's; `repository_dispatch` when the row is gone). */
+  route: DeliveryRoute;
   archive: { summary: string; hasMessage: boolean; payload: string | null } | null;
   /** When Zekt received the completion webhook of the delivery's event (the end-to-end metric's start). */
   eventReceivedAt: number | null;
@@ -30,6 +34,7 @@ export interface DispatchContext {
 export interface DispatchTarget {
   account: DispatchContext['account'];
   repository: NonNullable<DispatchContext['repository']>;
+  route: DeliveryRoute;
 }
 
 /** What a dispatch attempt uses of the claimed delivery's own row. */
@@ -122,6 +127,10 @@ function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
 interface ContextRow {
   delivery_id: string;
   subscription_status: SubscriptionStatus | null;
+  delivery_mode: string | null;
+  dispatch_workflow: string | null;
+  dispatch_ref: string | null;
+  completion_enabled: boolean | number | null;
   account_id: number | null;
   login: string | null;
   installation_id: number | null;
@@ -149,6 +158,9 @@ function withContextColumns<DB extends Database & { d: Database['deliveries'] }>
     .select([
       'd.delivery_id',
       's.status as subscription_status',
+      's.delivery_mode as delivery_mode',
+      's.dispatch_workflow as dispatch_workflow',
+      's.dispatch_ref as dispatch_ref',
       'a.account_id as account_id',
       'a.login as login',
       'a.installation_id as installation_id',
@@ -156,6 +168,7 @@ function withContextColumns<DB extends Database & { d: Database['deliveries'] }>
       'r.repository_id as repository_id',
       'r.full_name as full_name',
       'r.removed_at as removed_at',
+      'r.completion_enabled as completion_enabled',
       'ar.event_id as archive_event_id',
       'ar.summary as summary',
       'ar.has_message as has_message',
@@ -181,7 +194,13 @@ function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): Di
         : {
             fullName: row.full_name as string,
             removedAt: row.removed_at ?? null,
+            completionTracking: Boolean(row.completion_enabled),
           },
+    route: deliveryRouteOf({
+      mode: row?.delivery_mode ?? null,
+      workflow: row?.dispatch_workflow ?? null,
+      ref: row?.dispatch_ref ?? null,
+    }),
     archive:
       row?.archive_event_id == null
         ? null

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { DeliveryMode } from '../domain/delivery-mode.js';
 import type { Enforcement } from '../domain/message-schema.js';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 
@@ -165,6 +166,12 @@ export interface SubscriptionsTable {
   consumer_repository_id: number;
   status: SubscriptionStatus;
   durable: Flag;
+  /** `repository_dispatch` or `workflow_dispatch` (domain/delivery-mode.ts). */
+  delivery_mode: ColumnType<DeliveryMode, DeliveryMode | undefined, DeliveryMode>;
+  /** The workflow file name a `workflow_dispatch` goes to; null in `repository_dispatch` mode. */
+  dispatch_workflow: string | null;
+  /** The ref a `workflow_dispatch` runs on; null: the repository's default branch. */
+  dispatch_ref: string | null;
   requested_by: string;
   requested_at: Timestamp;
   decided_by: string | null;
@@ -286,8 +293,17 @@ export interface DeliveriesTable {
   awaiting_start_since: Timestamp | null;
   /** When the delivery was flagged not started; kept when the workflow starts after all. */
   not_started_at: Timestamp | null;
-  /** When completion tracking first saw a workflow run of the delivery (`requested`). */
+  /** When completion tracking first saw a workflow run of the delivery (`requested`), or GitHub named it. */
   run_seen_at: Timestamp | null;
+  /** The consumer run GitHub created for a `workflow_dispatch` (its answer's `workflow_run_id`). */
+  consumer_run_id: number | null;
+  /** Its API URL (`run_url`) and page (`html_url`). */
+  consumer_run_url: string | null;
+  consumer_run_html_url: string | null;
+  /** When Zekt reads the consumer run next (domain/run-following.ts); null: not followed. */
+  run_follow_at: Timestamp | null;
+  /** Reads of the consumer run made so far. */
+  run_follow_reads: ColumnType<number, number | undefined, number>;
   updated_at: Timestamp;
   /** W3C `traceparent` of the delivery's span: its attempts and reports are children (migration 0016); null: not traced. */
   trace_parent: string | null;

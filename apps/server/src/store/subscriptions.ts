@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
 import { newId } from '../domain/ids.js';
 import type { RoutableSubscription } from '../domain/routing.js';
 import { hotQuery } from './compiled-query.js';
@@ -26,6 +27,9 @@ export async function createSubscription(
     consumer_repository_id: request.consumerRepositoryId,
     status: 'requested' as const,
     durable: false,
+    delivery_mode: 'repository_dispatch' as const,
+    dispatch_workflow: null,
+    dispatch_ref: null,
     requested_by: request.requestedBy,
     requested_at: now,
     decided_by: null,
@@ -127,6 +131,32 @@ export async function setDurable(
     .execute();
 }
 
+/** How the subscription delivers from now on (domain/delivery-mode.ts). */
+export async function setDeliveryRoute(
+  db: Kysely<Database>,
+  subscriptionId: string,
+  route: DeliveryRoute,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set({
+      delivery_mode: route.mode,
+      dispatch_workflow: route.mode === 'workflow_dispatch' ? route.workflow : null,
+      dispatch_ref: route.mode === 'workflow_dispatch' ? route.ref : null,
+      updated_at: now,
+    })
+    .where('subscription_id', '=', subscriptionId)
+    .execute();
+}
+
+/** A subscription's route, from its row. */
+export function routeOfSubscription(
+  row: Pick<SubscriptionRow, 'delivery_mode' | 'dispatch_workflow' | 'dispatch_ref'>,
+): DeliveryRoute {
+  return deliveryRouteOf({ mode: row.delivery_mode, workflow: row.dispatch_workflow, ref: row.dispatch_ref });
+}
+
 /**
  * Approved subscriptions of every service of a workflow, with what routing needs to know, and
  * where a delivery of each goes (the consumer's installation and repository, as the dispatcher's
@@ -151,6 +181,7 @@ export async function routableSubscriptions(
     consumerRepositoryId: row.consumer_repository_id,
     durable: Boolean(row.durable),
     completionTracking: Boolean(row.completion_enabled),
+    deliveryMode: row.delivery_mode,
     schema:
       row.schema_version === null
         ? null
@@ -165,7 +196,12 @@ export async function routableSubscriptions(
         row.login === null
           ? null
           : { login: row.login, installationId: row.installation_id, uninstalledAt: row.uninstalled_at },
-      repository: { fullName: row.full_name, removedAt: row.removed_at },
+      repository: {
+        fullName: row.full_name,
+        removedAt: row.removed_at,
+        completionTracking: Boolean(row.completion_enabled),
+      },
+      route: routeOfSubscription(row),
     },
   }));
 }
@@ -187,6 +223,9 @@ const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; work
       'subscriptions.consumer_account_id',
       'subscriptions.consumer_repository_id',
       'subscriptions.durable',
+      'subscriptions.delivery_mode',
+      'subscriptions.dispatch_workflow',
+      'subscriptions.dispatch_ref',
       'repositories.completion_enabled',
       'repositories.full_name',
       'repositories.removed_at',

@@ -155,6 +155,23 @@ export async function controlPlugin(
     sim.dispatches(request.query.repository === undefined ? {} : { repository: request.query.repository }),
   );
 
+  instance.get<{ Querystring: { repository?: string } }>('/workflow-dispatches', async (request) =>
+    sim.workflowDispatches(
+      request.query.repository === undefined ? {} : { repository: request.query.repository },
+    ),
+  );
+
+  instance.put('/ghes', async (request) => {
+    const body = objectBody(request.body, 'PUT /_sim/ghes');
+    if (!('version' in body)) {
+      throw new SimInputError(
+        'body must be { "version": "3.20" } (GitHub Enterprise Server) or { "version": null } (github.com)',
+      );
+    }
+    sim.setGhesVersion(body.version as string | null);
+    return { version: body.version };
+  });
+
   instance.get('/journal', async () => sim.journal());
   instance.delete('/journal', async (_request, reply) => {
     sim.clearJournal();

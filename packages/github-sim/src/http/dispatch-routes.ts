@@ -1,8 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { toGitHubTimestamp } from '../clock.js';
 import { DISPATCH_DOCUMENTATION_URL, validateDispatch } from '../dispatch-validation.js';
+import { notFound } from '../github-error.js';
 import type { SimContext } from '../sim-context.js';
-import type { DispatchRecord } from '../types.js';
+import type { DispatchRecord, WorkflowDispatchRecord } from '../types.js';
+import {
+  checkAgainstWorkflow,
+  validateWorkflowDispatchBody,
+  WORKFLOW_DISPATCH_DOCUMENTATION_URL,
+} from '../workflow-dispatch-validation.js';
 import { jsonBody } from './json-body.js';
 import { repositoryForToken, requireInstallation } from './request-auth.js';
 
@@ -10,6 +16,12 @@ import { repositoryForToken, requireInstallation } from './request-auth.js';
  * `POST /repos/{owner}/{repo}/dispatches` (needs `contents: write`): validated like GitHub, then
  * recorded and answered 204 with no body; then the repository's matching consumer workflows run.
  * https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event
+ *
+ * `POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches` (needs `actions: write`):
+ * the workflow (file name or id) must be a consumer workflow of the repository (else 404) with a
+ * `workflow_dispatch` trigger that declares every input sent; GitHub creates the run at once and,
+ * asked with `return_run_details: true`, answers 200 with its id and URLs (else 204).
+ * https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event
  */
 export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): void {
   api.post<{ Params: { owner: string; repo: string } }>(
@@ -42,6 +54,48 @@ export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): v
       const start = ctx.consumerWorkflows.onDispatch(ctx, dispatch, repo);
       reply.raw.once('close', start);
       return reply.code(204).send();
+    },
+  );
+
+  api.post<{ Params: { owner: string; repo: string; workflow_id: string } }>(
+    '/repos/:owner/:repo/actions/workflows/:workflow_id/dispatches',
+    async (request, reply) => {
+      const docs = WORKFLOW_DISPATCH_DOCUMENTATION_URL;
+      const caller = await requireInstallation(ctx, request, docs);
+      const repo = repositoryForToken(
+        ctx,
+        caller,
+        request.params.owner,
+        request.params.repo,
+        'actions',
+        'write',
+        docs,
+      );
+      const body = validateWorkflowDispatchBody(jsonBody(request, docs), ctx.ghesVersion);
+      const workflow = ctx.consumerWorkflows.find(ctx, repo, request.params.workflow_id);
+      if (workflow === undefined) throw notFound(docs);
+      checkAgainstWorkflow(workflow, body, repo.defaultBranch);
+      const fullName = `${repo.owner.login}/${repo.name}`;
+      const dispatch: Omit<WorkflowDispatchRecord, 'runId'> = {
+        id: ctx.ids.dispatch(),
+        repository: fullName,
+        installationId: caller.installation.id,
+        workflow: workflow.workflow,
+        ref: body.ref,
+        inputs: body.inputs,
+        returnRunDetails: body.returnRunDetails,
+        receivedAt: toGitHubTimestamp(ctx.clock.now()),
+      };
+      // The run exists before the answer (its id is in it), and starts once the answer went out.
+      const { runId, start } = ctx.consumerWorkflows.onWorkflowDispatch(ctx, workflow, dispatch, repo);
+      ctx.state.workflowDispatches.push({ ...dispatch, runId });
+      reply.raw.once('close', start);
+      if (!body.returnRunDetails) return reply.code(204).send();
+      return reply.code(200).send({
+        workflow_run_id: runId,
+        run_url: `${ctx.urls.api}/repos/${fullName}/actions/runs/${runId}`,
+        html_url: `${ctx.urls.base}/${fullName}/actions/runs/${runId}`,
+      });
     },
   );
 }

@@ -27,7 +27,7 @@ import {
 import { notStartedOfConnection } from '../../store/not-started.js';
 import type { SubscriptionRow } from '../../store/schema.js';
 import { getService } from '../../store/services.js';
-import { getSubscription, listSubscriptions } from '../../store/subscriptions.js';
+import { getSubscription, listSubscriptions, routeOfSubscription } from '../../store/subscriptions.js';
 import {
   AUTH_PROBLEMS,
   ConnectionHistorySchema,
@@ -297,6 +297,7 @@ export function registerConnectionRoutes(
           counts: categories,
           durable: Boolean(connection.durable),
           notStarted: { eventTypes: notStarted.eventTypes, afterMs: context.notStartedAfterMs },
+          route: routeOfSubscription(connection),
         }),
       };
     },

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { type DeliveryRoute, decideDeliveryRoute, tracksRuns } from '../../domain/delivery-mode.js';
 import {
   decideSubscription,
   type SubscriptionDecision,
@@ -12,6 +13,8 @@ import {
   createSubscription,
   getSubscription,
   listSubscriptions,
+  routeOfSubscription,
+  setDeliveryRoute,
   setDurable,
   setSubscriptionStatus,
 } from '../../store/subscriptions.js';
@@ -19,6 +22,7 @@ import { withinAccountCap } from '../account-caps.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
+  DeliveryModeSchema,
   PATH_PROBLEMS,
   problems,
   SubscriptionPageSchema,
@@ -283,17 +287,38 @@ export function registerSubscriptionRoutes(
     '/api/v1/subscriptions/:id',
     {
       schema: {
-        summary: 'The Durable Delivery switch (consumer)',
+        summary: 'The Durable Delivery switch and how deliveries are sent (consumer)',
+        description:
+          'durable: the Durable Delivery switch (needs COMPLETION on the consumer repository, or deliveryMode workflow_dispatch). deliveryMode: repository_dispatch (default), or workflow_dispatch to `workflow` (a file name in .github/workflows of the consumer repository) on `ref` (a branch or tag; null: the default branch). workflow_dispatch needs the App’s Actions: write permission on the consumer’s installation.',
         tags: ['subscriptions'],
         security,
         params: IdParams,
-        body: Type.Object({ durable: Type.Boolean() }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            durable: Type.Optional(Type.Boolean()),
+            deliveryMode: Type.Optional(DeliveryModeSchema),
+            workflow: Type.Optional(
+              Type.String({
+                maxLength: 255,
+                description: 'workflow_dispatch: the workflow file, e.g. on-deploy.yml',
+              }),
+            ),
+            ref: Type.Optional(
+              Type.Union([Type.String({ maxLength: 255 }), Type.Null()], {
+                description: 'workflow_dispatch: the branch or tag; null or "": the default branch',
+              }),
+            ),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
         response: {
           200: SubscriptionSchema,
           ...problems(
             CHANGE_PROBLEMS,
             PATH_PROBLEMS,
             'subscription_not_found',
+            'invalid_workflow_file',
+            'invalid_ref',
             'completion_tracking_disabled',
           ),
         },
@@ -307,33 +332,84 @@ export function registerSubscriptionRoutes(
           'subscription_not_found',
           `no subscription ${request.params.id} delivering to your repositories`,
         );
+      const { body } = request;
+      const before = routeOfSubscription(subscription);
+      const routeAsked =
+        body.deliveryMode !== undefined || body.workflow !== undefined || body.ref !== undefined;
+      let route = before;
+      if (routeAsked) {
+        const decision = decideDeliveryRoute(before, {
+          deliveryMode: body.deliveryMode,
+          workflow: body.workflow,
+          ref: body.ref,
+        });
+        if (!decision.ok) throw new HttpError(decision.code, decision.detail);
+        route = decision.route;
+      }
+      const durable = body.durable ?? Boolean(subscription.durable);
       const repository = await getRepository(db, subscription.consumer_repository_id);
-      if (request.body.durable && !repository?.completion_enabled) {
+      const completionTracking = Boolean(repository?.completion_enabled);
+      if (
+        durable &&
+        (body.durable !== undefined || body.deliveryMode !== undefined) &&
+        !tracksRuns({ mode: route.mode, completionTracking })
+      ) {
         throw new HttpError(
           'completion_tracking_disabled',
-          `turn on completion tracking (COMPLETION) for ${repository?.full_name} first: Consumer › Zekt Repos in the console, or PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true}`,
+          `turn on completion tracking (COMPLETION) for ${repository?.full_name} first: Consumer › Zekt Repos in the console, or PUT /api/v1/repositories/${repository?.full_name}/completion-tracking {"enabled":true}; or deliver by workflow_dispatch, whose runs Zekt follows itself ({"deliveryMode":"workflow_dispatch","workflow":"<file>.yml"})`,
         );
       }
-      const durable = request.body.durable;
       await context.store.transaction(async (trx) => {
         const now = context.clock.now();
-        await setDurable(trx, subscription.subscription_id, durable, now);
-        if (Boolean(subscription.durable) === durable) return;
+        const durableChanged = Boolean(subscription.durable) !== durable;
+        const routeChanged = !sameRoute(before, route);
+        if (body.durable !== undefined) await setDurable(trx, subscription.subscription_id, durable, now);
+        if (routeChanged) await setDeliveryRoute(trx, subscription.subscription_id, route, now);
+        if (!durableChanged && !routeChanged) return;
         const service = await getService(trx, subscription.service_id);
-        await recordAudit(
-          trx,
-          {
-            actor: auditActor(caller),
-            accountIds: [subscription.consumer_account_id, ...(service ? [service.account_id] : [])],
-            action: 'subscription.durable',
-            target: { type: 'subscription', id: subscription.subscription_id },
-            before: { durable: Boolean(subscription.durable) },
-            after: { durable },
-          },
-          now,
-        );
+        const accountIds = [subscription.consumer_account_id, ...(service ? [service.account_id] : [])];
+        const target = { type: 'subscription' as const, id: subscription.subscription_id };
+        if (durableChanged) {
+          await recordAudit(
+            trx,
+            {
+              actor: auditActor(caller),
+              accountIds,
+              action: 'subscription.durable',
+              target,
+              before: { durable: Boolean(subscription.durable) },
+              after: { durable },
+            },
+            now,
+          );
+        }
+        if (routeChanged) {
+          await recordAudit(
+            trx,
+            {
+              actor: auditActor(caller),
+              accountIds,
+              action: 'subscription.delivery_mode',
+              target,
+              before: auditedRoute(before),
+              after: auditedRoute(route),
+            },
+            now,
+          );
+        }
       });
       return view((await getSubscription(db, subscription.subscription_id))!);
     },
   );
+}
+
+function sameRoute(a: DeliveryRoute, b: DeliveryRoute): boolean {
+  return JSON.stringify(auditedRoute(a)) === JSON.stringify(auditedRoute(b));
+}
+
+/** A route as the audit trail and the API name its fields. */
+function auditedRoute(route: DeliveryRoute) {
+  return route.mode === 'workflow_dispatch'
+    ? { deliveryMode: route.mode, workflow: route.workflow, ref: route.ref }
+    : { deliveryMode: route.mode };
 }

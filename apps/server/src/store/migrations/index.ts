@@ -9,11 +9,11 @@ import * as m0006 from './0006-audit-and-recovery.js';
 import * as m0007 from './0007-reconcile-and-alerts.js';
 import * as m0008 from './0008-attempt-connection.js';
 import * as m0009 from './0009-usage-shards.js';
-
 import * as m0010 from './0010-webhook-receipts-per-hook.js';
 import * as m0011 from './0011-recovery-turns-and-alert-errors.js';
 import * as m0012 from './0012-app-setup.js';
 import * as m0013 from './0013-token-expiry.js';
+import * as m0014 from './0014-workflow-dispatch.js';
 import * as m0015 from './0015-event-contracts.js';
 import * as m0016 from './0016-trace-context.js';
 
@@ -37,6 +37,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0011-recovery-turns-and-alert-errors': m0011,
   '0012-app-setup': m0012,
   '0013-token-expiry': m0013,
+  '0014-workflow-dispatch': m0014,
   '0015-event-contracts': m0015,
   '0016-trace-context': m0016,
 };

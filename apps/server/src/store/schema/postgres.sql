@@ -110,6 +110,9 @@ table deliveries (
   consumer_account_id bigint not null,
   consumer_conclusion text,
   consumer_repository_id bigint not null,
+  consumer_run_html_url text,
+  consumer_run_id bigint,
+  consumer_run_url text,
   correlation_id text not null,
   delivery_id text not null,
   dispatch_state text not null,
@@ -131,6 +134,8 @@ table deliveries (
   replayed_by text,
   retry_number integer not null default 0,
   run_attempt integer not null,
+  run_follow_at bigint,
+  run_follow_reads integer not null default 0,
   run_seen_at bigint,
   schema_version integer,
   service_id text not null,
@@ -144,6 +149,7 @@ table deliveries (
 CREATE INDEX deliveries_awaiting_start ON public.deliveries USING btree (awaiting_start_since) WHERE (awaiting_start_since IS NOT NULL);
 CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consumer_account_id, delivery_id);
 CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
+CREATE INDEX deliveries_consumer_run ON public.deliveries USING btree (consumer_repository_id, consumer_run_id) WHERE (consumer_run_id IS NOT NULL);
 CREATE INDEX deliveries_correlation ON public.deliveries USING btree (correlation_id, consumer_repository_id);
 CREATE INDEX deliveries_dispatched ON public.deliveries USING btree (dispatched_at);
 CREATE INDEX deliveries_due ON public.deliveries USING btree (dispatch_state, next_attempt_at);
@@ -151,6 +157,7 @@ CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
 CREATE INDEX deliveries_not_started ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (not_started_at IS NOT NULL);
 CREATE UNIQUE INDEX deliveries_pkey ON public.deliveries USING btree (delivery_id);
 CREATE INDEX deliveries_provider_account ON public.deliveries USING btree (provider_account_id, delivery_id);
+CREATE INDEX deliveries_run_follow ON public.deliveries USING btree (run_follow_at) WHERE (run_follow_at IS NOT NULL);
 CREATE INDEX deliveries_subscription_dispatched ON public.deliveries USING btree (subscription_id, dispatched_at);
 
 table delivery_attempts (
@@ -453,6 +460,9 @@ table subscriptions (
   created_at bigint not null,
   decided_at bigint,
   decided_by text,
+  delivery_mode text not null default 'repository_dispatch'::text,
+  dispatch_ref text,
+  dispatch_workflow text,
   durable boolean not null default false,
   requested_at bigint not null,
   requested_by text not null,

@@ -12,7 +12,7 @@ CREATE TABLE "audit_entries" ("audit_id" text primary key, "account_id" integer,
 
 CREATE TABLE "connection_health_states" ("subscription_id" text primary key, "health" text not null, "updated_at" integer not null);
 
-CREATE TABLE "deliveries" ("delivery_id" text primary key, "event_id" text not null, "subscription_id" text not null, "service_id" text not null, "provider_account_id" integer not null, "provider_repository_id" integer not null, "consumer_account_id" integer not null, "consumer_repository_id" integer not null, "correlation_id" text not null, "run_attempt" integer not null, "event_type" text not null, "durable" integer not null, "status" text not null, "dispatch_state" text not null, "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "dispatched_at" integer not null, "confirmed_at" integer, "completed_at" integer, "consumer_conclusion" text, "is_finalized" integer default 0 not null, "confirmation_attempts" integer default 0 not null, "retry_number" integer default 0 not null, "platform_response" text, "failure_reason" text, "replay_of" text, "replayed_by" text, "payload_by_reference" integer default 0 not null, "slot_reserved" integer default 0 not null, "updated_at" integer not null, "awaiting_start_since" integer, "not_started_at" integer, "run_seen_at" integer, "schema_version" integer, "trace_parent" text);
+CREATE TABLE "deliveries" ("delivery_id" text primary key, "event_id" text not null, "subscription_id" text not null, "service_id" text not null, "provider_account_id" integer not null, "provider_repository_id" integer not null, "consumer_account_id" integer not null, "consumer_repository_id" integer not null, "correlation_id" text not null, "run_attempt" integer not null, "event_type" text not null, "durable" integer not null, "status" text not null, "dispatch_state" text not null, "attempt_count" integer default 0 not null, "next_attempt_at" integer, "lease_owner" text, "lease_expires_at" integer, "dispatched_at" integer not null, "confirmed_at" integer, "completed_at" integer, "consumer_conclusion" text, "is_finalized" integer default 0 not null, "confirmation_attempts" integer default 0 not null, "retry_number" integer default 0 not null, "platform_response" text, "failure_reason" text, "replay_of" text, "replayed_by" text, "payload_by_reference" integer default 0 not null, "slot_reserved" integer default 0 not null, "updated_at" integer not null, "awaiting_start_since" integer, "not_started_at" integer, "run_seen_at" integer, "consumer_run_id" integer, "consumer_run_url" text, "consumer_run_html_url" text, "run_follow_at" integer, "run_follow_reads" integer default 0 not null, "schema_version" integer, "trace_parent" text);
 
 CREATE TABLE "delivery_attempts" ("attempt_id" text primary key, "delivery_id" text not null, "number" integer not null, "started_at" integer not null, "duration_ms" integer not null, "outcome" text not null, "status_code" integer, "error_category" text, "error_message" text, "response_headers" text, "subscription_id" text, constraint "delivery_attempts_number" unique ("delivery_id", "number"));
 
@@ -54,7 +54,7 @@ CREATE TABLE "setup_sessions" ("session_hash" text primary key, "created_at" int
 
 CREATE TABLE "setup_states" ("state_hash" text primary key, "session_hash" text not null, "created_at" integer not null, "expires_at" integer not null, "used_at" integer);
 
-CREATE TABLE "subscriptions" ("subscription_id" text primary key, "service_id" text not null references "services" ("service_id"), "consumer_account_id" integer not null references "accounts" ("account_id"), "consumer_repository_id" integer not null references "repositories" ("repository_id"), "status" text not null, "durable" integer default 0 not null, "requested_by" text not null, "requested_at" integer not null, "decided_by" text, "decided_at" integer, "created_at" integer not null, "updated_at" integer not null);
+CREATE TABLE "subscriptions" ("subscription_id" text primary key, "service_id" text not null references "services" ("service_id"), "consumer_account_id" integer not null references "accounts" ("account_id"), "consumer_repository_id" integer not null references "repositories" ("repository_id"), "status" text not null, "durable" integer default 0 not null, "requested_by" text not null, "requested_at" integer not null, "decided_by" text, "decided_at" integer, "created_at" integer not null, "updated_at" integer not null, "delivery_mode" text default 'repository_dispatch' not null, "dispatch_workflow" text, "dispatch_ref" text);
 
 CREATE TABLE "usage_daily" ("account_id" integer not null, "day" text not null, "counter" text not null, "value" integer default 0 not null, constraint "usage_daily_pk" primary key ("account_id", "day", "counter"));
 
@@ -92,6 +92,8 @@ CREATE INDEX "deliveries_consumer_account" on "deliveries" ("consumer_account_id
 
 CREATE INDEX "deliveries_consumer_failure" on "deliveries" ("subscription_id", "dispatched_at") where "consumer_conclusion" = 'failure';
 
+CREATE INDEX "deliveries_consumer_run" on "deliveries" ("consumer_repository_id", "consumer_run_id") where "consumer_run_id" is not null;
+
 CREATE INDEX "deliveries_correlation" on "deliveries" ("correlation_id", "consumer_repository_id");
 
 CREATE INDEX "deliveries_dispatched" on "deliveries" ("dispatched_at");
@@ -103,6 +105,8 @@ CREATE INDEX "deliveries_event" on "deliveries" ("event_id");
 CREATE INDEX "deliveries_not_started" on "deliveries" ("subscription_id", "dispatched_at") where "not_started_at" is not null;
 
 CREATE INDEX "deliveries_provider_account" on "deliveries" ("provider_account_id", "delivery_id");
+
+CREATE INDEX "deliveries_run_follow" on "deliveries" ("run_follow_at") where "run_follow_at" is not null;
 
 CREATE INDEX "deliveries_subscription_dispatched" on "deliveries" ("subscription_id", "dispatched_at");
 
