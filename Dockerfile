@@ -68,7 +68,8 @@ COPY --from=build /app /app
 RUN ln -s /app/apps/server/bin/zekt.js /usr/local/bin/zekt \
  && ln -s /app/packages/github-sim/bin/zekt-github-sim.js /usr/local/bin/zekt-github-sim
 WORKDIR /app
-USER zekt
+# Numeric, so that Kubernetes can check runAsNonRoot.
+USER 10001:10001
 # The embedded SQLite store (unset DATABASE_URL); with PostgreSQL nothing is written here.
 VOLUME /data
 EXPOSE 3000 9464
