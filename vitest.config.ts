@@ -16,9 +16,11 @@ const storeSuites = [
   'apps/server/test/**/*.test.ts',
 ];
 // The CLI's store-independent checks, the dev demo (always SQLite), the API docs (one writer of
-// the committed OpenAPI snapshot) and the console in Chromium (it reads the same API either way).
+// the committed OpenAPI snapshot), the console in Chromium (it reads the same API either way) and
+// the npm package (it serves on SQLite). The container suite runs apart: `npm run test:container`.
 const sqliteOnly = [
   'apps/server/test/cli.test.ts',
+  'apps/server/test/package.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/api-docs.test.ts',
   'apps/server/test/console-*.test.ts',
@@ -45,7 +47,7 @@ export default defineConfig({
             'packages/*/src/**/*.test.ts',
             'packages/*/test/**/*.test.ts',
           ],
-          exclude: ['apps/server/test/postgres/**', '**/node_modules/**'],
+          exclude: ['apps/server/test/postgres/**', 'apps/server/test/container/**', '**/node_modules/**'],
           env: { ZEKT_TEST_STORE: 'sqlite' },
         },
       },
@@ -54,7 +56,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: storeSuites,
-          exclude: [...sqliteOnly, '**/node_modules/**'],
+          exclude: [...sqliteOnly, 'apps/server/test/container/**', '**/node_modules/**'],
           env: { ZEKT_TEST_STORE: 'postgres' },
         },
       },

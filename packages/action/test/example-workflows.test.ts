@@ -33,10 +33,14 @@ function workflow(file: string): Workflow {
   return parse(readFileSync(join(repoRoot, 'docs/workflows', file), 'utf8')) as Workflow;
 }
 
+/** The release tag the examples reference: `v` and the action's version (docs/action.md, Versions). */
+const releaseTag = `v${JSON.parse(readFileSync(join(repoRoot, 'packages/action/package.json'), 'utf8')).version}`;
+
 /** `owner/repo/path@ref` → the action.yml at `path` in this repository. */
 function actionOf(uses: string): { path: string; manifest: ActionManifest } {
-  const match = /^[^/]+\/zekt\/(.+)@v\d+$/.exec(uses);
-  if (!match) throw new Error(`${uses} is not a Zekt action reference (<org>/zekt/<path>@v1)`);
+  const match = /^[^/]+\/zekt\/(.+)@(v\d+\.\d+\.\d+)$/.exec(uses);
+  if (!match) throw new Error(`${uses} is not a Zekt action reference (<org>/zekt/<path>@${releaseTag})`);
+  expect(match[2], `${uses}: the current release's tag`).toBe(releaseTag);
   const path = join(repoRoot, match[1]!, 'action.yml');
   expect(existsSync(path), `${uses}: ${path} does not exist`).toBe(true);
   return { path: match[1]!, manifest: parse(readFileSync(path, 'utf8')) as ActionManifest };

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { ComparePart } from '../bench/run-compare.js';
 import { ConfigError, type Environment, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
@@ -208,6 +209,16 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
+    case 'backup': {
+      const usage = usageOf('backup');
+      const values = parseCommand(usage, rest, 1);
+      const file = values.positionals[0];
+      if (!file) throw usageError(usage, 'which file? zekt backup <file>');
+      const { backupStore } = await import('./backup.js');
+      const backup = await backupStore(loadStoreConfig(env), file);
+      process.stdout.write(`backed up the store to ${backup.file} (${backup.pages} pages)\n`);
+      return 0;
+    }
     case 'token': {
       const usage = usageOf('token create');
       const [sub, ...args] = rest;
@@ -333,6 +344,11 @@ main(process.argv.slice(2)).then(
       );
       process.exit(2);
     }
+    const missing = missingDevelopmentModule(error);
+    if (missing) {
+      process.stderr.write(`${missing}\n`);
+      process.exit(2);
+    }
     if (error instanceof ConfigError || error instanceof CliError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
@@ -359,6 +375,27 @@ function apiUrlOf(env: Environment): string {
   return (
     env.ZEKT_URL?.trim() || env.ZEKT_BASE_URL?.trim() || `http://localhost:${env.PORT?.trim() || '3000'}`
   );
+}
+
+/**
+ * The zekt package installs what `zekt serve` needs. `zekt dev` and `zekt bench` also run the GitHub
+ * simulator, an optional peer of the package, and `bench --compare` GitHub's webhook examples, a
+ * development dependency of the repository: when one is missing, say how to get it.
+ */
+function missingDevelopmentModule(error: unknown): string | null {
+  const code = (error as { code?: string } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return null;
+  const message = (error as Error).message;
+  if (message.includes("'zekt-github-sim'")) {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      peerDependencies?: Record<string, string>;
+    };
+    const range = manifest.peerDependencies?.['zekt-github-sim'] ?? 'latest';
+    return `zekt: this command runs the GitHub simulator, which the zekt package does not install: npm install "zekt-github-sim@${range}" beside it, or run it from a clone of the repository (npm ci && npm start)`;
+  }
+  if (message.includes("'@octokit/webhooks-examples'"))
+    return 'zekt bench --compare runs from a clone of the repository, with its development dependencies (npm ci)';
+  return null;
 }
 
 function positiveInteger(flag: string, raw: string | undefined, max: number): number {

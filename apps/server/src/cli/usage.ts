@@ -111,6 +111,15 @@ export const COMMANDS: readonly CommandUsage[] = [
     examples: ['zekt doctor', 'DATABASE_URL=postgres://… zekt doctor --json'],
   },
   {
+    command: 'backup',
+    summary: 'copy the embedded SQLite store to a file, while zekt serve runs',
+    synopsis: ['zekt backup <file>'],
+    details:
+      'The store is the SQLite file in ZEKT_DATA_DIR (zekt.db); the copy is consistent as of one moment and never overwrites a file. To restore, stop the server and copy the backup to ZEKT_DATA_DIR/zekt.db. With DATABASE_URL (PostgreSQL), use pg_dump instead (docs/deploy.md, Backups).',
+    options: [],
+    examples: ['zekt backup backups/zekt-$(date +%F).db', 'ZEKT_DATA_DIR=/data zekt backup /backups/zekt.db'],
+  },
+  {
     command: 'reconcile',
     summary: 'ask GitHub to redeliver the webhooks it failed to deliver, and report',
     synopsis: ['zekt reconcile [--wait-s <seconds>] [--json]'],

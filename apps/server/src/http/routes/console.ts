@@ -6,8 +6,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app-context.js';
 import { HttpError } from '../problem.js';
 
-/** The built console (apps/console/dist), from this module in src/ or dist/ alike. */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
+/**
+ * The built console: apps/console/dist in the repository (from this module in src/ or dist/ alike),
+ * else console/ beside dist/ in the npm package, where packing copies it (scripts/pack-server.mjs).
+ */
+const REPOSITORY_CONSOLE_DIR = fileURLToPath(new URL('../../../../console/dist/', import.meta.url));
+const PACKAGED_CONSOLE_DIR = fileURLToPath(new URL('../../../console/', import.meta.url));
+export const DEFAULT_CONSOLE_DIR =
+  !existsSync(join(REPOSITORY_CONSOLE_DIR, 'index.html')) &&
+  existsSync(join(PACKAGED_CONSOLE_DIR, 'index.html'))
+    ? PACKAGED_CONSOLE_DIR
+    : REPOSITORY_CONSOLE_DIR;
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

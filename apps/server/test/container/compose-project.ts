@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const repoRoot = resolve(import.meta.dirname, '../../../..');
+
+/** What `podman` and `podman-compose` printed, for a failure message. */
+async function command(file: string, args: string[], options: { cwd?: string } = {}): Promise<string> {
+  try {
+    const { stdout } = await run(file, args, { ...options, maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; code?: number };
+    throw new Error(
+      `${file} ${args.join(' ')} exited ${failed.code}:\n${failed.stderr ?? ''}${failed.stdout ?? ''}`.slice(
+        0,
+        8000,
+      ),
+    );
+  }
+}
+
+export const podman = (...args: string[]) => command('podman', args);
+
+/**
+ * The repository's compose.yaml, unchanged, in a project directory of its own with the test's
+ * override beside it: podman-compose reads the project directory's `.env` and lets it override the
+ * environment, so a developer's own `.env` in the repository must not reach the test.
+ */
+export class ComposeProject {
+  readonly name: string;
+  readonly dir: string;
+
+  constructor(name: string, override: unknown, files: Record<string, string> = {}) {
+    this.name = name;
+    this.dir = mkdtempSync(join(tmpdir(), `${name}-`));
+    copyFileSync(join(repoRoot, 'compose.yaml'), join(this.dir, 'compose.yaml'));
+    // JSON is YAML: the override carries multi-line values (a PEM key) without quoting rules.
+    writeFileSync(join(this.dir, 'compose.test.json'), JSON.stringify(override, null, 2));
+    for (const [file, content] of Object.entries(files)) writeFileSync(join(this.dir, file), content);
+  }
+
+  path(file: string): string {
+    return join(this.dir, file);
+  }
+
+  compose(...args: string[]): Promise<string> {
+    return command(
+      'podman-compose',
+      ['-p', this.name, '-f', 'compose.yaml', '-f', 'compose.test.json', ...args],
+      { cwd: this.dir },
+    );
+  }
+
+  /** The containers of one service, oldest first. */
+  async containers(service: string): Promise<string[]> {
+    const names = await podman(
+      'ps',
+      '-a',
+      '--filter',
+      `label=com.docker.compose.project=${this.name}`,
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--sort',
+      'created',
+      '--format',
+      '{{.Names}}',
+    );
+    return names.split('\n').filter((line) => line.trim() !== '');
+  }
+
+  async container(service: string): Promise<string> {
+    const [name] = await this.containers(service);
+    if (!name) throw new Error(`no container for the service ${service} in ${this.name}`);
+    return name;
+  }
+
+  /** The image's or the service's health check, run now: true when it passes. */
+  async healthy(service: string): Promise<boolean> {
+    const name = await this.container(service);
+    return podman('healthcheck', 'run', name).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async state(service: string): Promise<{ running: boolean; exitCode: number }> {
+    const [state] = JSON.parse(
+      await podman('inspect', '--format', '{{json .State}}', await this.container(service)).then(
+        (out) => `[${out.trim()}]`,
+      ),
+    ) as Array<{ Running: boolean; ExitCode: number }>;
+    return { running: state!.Running, exitCode: state!.ExitCode };
+  }
+
+  async logs(service: string): Promise<string> {
+    const names = await this.containers(service);
+    const logs = await Promise.all(
+      names.map((name) =>
+        run('podman', ['logs', name], { maxBuffer: 64 * 1024 * 1024 }).then(
+          ({ stdout, stderr }) => `--- ${name}\n${stdout}${stderr}`,
+          (error: Error) => `--- ${name}: ${error.message}`,
+        ),
+      ),
+    );
+    return logs.join('\n');
+  }
+
+  /**
+   * Removes the containers with their anonymous volumes (the image's /data), the named volumes and
+   * the network, then the project directory. podman-compose 1.0.3's `down -v` leaves the anonymous
+   * volumes and the network behind, so they are removed by name here.
+   */
+  async down(): Promise<void> {
+    try {
+      const project = `label=com.docker.compose.project=${this.name}`;
+      const containers = (await podman('ps', '-a', '--quiet', '--filter', project)).split('\n');
+      for (const id of containers.filter((line) => line.trim() !== ''))
+        await podman('rm', '--force', '--volumes', id.trim());
+      await this.compose('down', '-v');
+      const volumes = await podman(
+        'volume',
+        'ls',
+        '--quiet',
+        '--filter',
+        `label=io.podman.compose.project=${this.name}`,
+      );
+      for (const volume of volumes.split('\n').filter((line) => line.trim() !== ''))
+        await podman('volume', 'rm', '--force', volume.trim());
+      if ((await podman('network', 'ls', '--quiet', '--filter', `name=^${this.name}_`)).trim() !== '')
+        await podman('network', 'rm', '--force', `${this.name}_default`);
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
