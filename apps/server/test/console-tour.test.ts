@@ -180,9 +180,9 @@ describe('every view of the console', () => {
     await page.getByRole('cell', { name: '1' }).first().waitFor();
     await visit(page, '03-provider-zekt-workflows');
     await goTo(page, 'Provider', 'Services');
-    await page.getByRole('link', { name: 'acme-nightly' }).waitFor();
+    await page.getByRole('link', { name: 'acme-nightly', exact: true }).waitFor();
     await visit(page, '04-provider-services');
-    await page.getByRole('link', { name: 'acme-deploys' }).click();
+    await page.getByRole('link', { name: 'acme-deploys', exact: true }).click();
     await page.getByRole('heading', { name: 'Edit service' }).waitFor();
     await expect.poll(() => page.getByLabel('Slug').inputValue()).toBe('acme-deploys');
     await visit(page, '05-provider-service-form');

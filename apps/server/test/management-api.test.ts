@@ -396,7 +396,12 @@ describe('management API', () => {
     expect(checks.body.checks.find((c: { id: string }) => c.id === 'installations').summary).toBe(
       '1 installation: initech',
     );
+    // The App the deployment uses is the same for every caller, and holds no secret.
+    const app = await h.call('GET', '/api/v1/app', { token: malloryToken });
+    expect(app.status).toBe(200);
+    expect(JSON.stringify(app.body)).not.toMatch(/PRIVATE KEY|secret/i);
     const callerOnly = [
+      'GET /api/v1/app',
       'POST /api/v1/tokens',
       'GET /api/v1/tokens',
       'DELETE /api/v1/tokens/{tokenId}',

@@ -59,11 +59,16 @@ export async function ok<T>(
     problem.title ?? `Error ${result.response.status}`,
     problem.detail ?? `Zekt answered ${result.response.status}`,
   );
-  if (result.response.status === 401 && options.unauthorized !== 'throw') {
+  if (result.response.status === 401 && options.unauthorized !== 'throw' && !sentToLogin) {
+    // Once: a view refreshing several lists at once gets several 401s, and each login started
+    // would end in a session of its own.
+    sentToLogin = true;
     location.assign(loginUrl());
   }
   throw failure;
 }
+
+let sentToLogin = false;
 
 /** The JSON body of an operation's success answer (200, 201 or 202). */
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;

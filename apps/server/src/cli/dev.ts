@@ -100,9 +100,13 @@ async function runDemo(input: Parameters<typeof runDev>[0]): Promise<void> {
   await sim.close();
 }
 
-/** EADDRINUSE as one line naming the port, whose it is, and how to pick another. */
+/**
+ * EADDRINUSE as one line naming the port, whose it is, and how to pick another: `zekt dev` is
+ * chosen with flags, so the start-up check's own message (which names `PORT`) is replaced.
+ */
 function portInUse(error: unknown, port: number, whose: string, choose: string): unknown {
-  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return error;
+  const failure = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  if (failure?.code !== 'EADDRINUSE' && failure?.cause?.code !== 'EADDRINUSE') return error;
   return new CliError(
     `zekt dev: port ${port} (${whose}) is in use by another process; choose another with ${choose}`,
   );
