@@ -88,7 +88,7 @@ export interface AppSettings {
   clientSecret: string | null;
 }
 
-/** What one request may cost the server (issue 10: bodies, time, nesting). */
+/** What one request may cost the server (bodies, time, nesting). */
 export interface HttpLimits {
   /** Headers and body must arrive within this long. */
   requestTimeoutMs: number;
@@ -100,7 +100,7 @@ export interface HttpLimits {
   trustProxy: boolean | string[];
 }
 
-/** Per-client and per-account limits (issue 10). Rates are per minute. */
+/** Per-client and per-account limits. Rates are per minute. */
 export interface AccountLimits {
   authFailuresPerMinute: number;
   apiCallsPerMinute: number;

@@ -64,7 +64,7 @@ export interface Zekt {
   readonly alerts: AlertService;
   /** Finds webhooks GitHub failed to deliver and asks for them again (`zekt reconcile`). */
   readonly reconciler: Reconciler;
-  /** Flags durable deliveries whose consumer workflow never started (issue 12 §2). */
+  /** Flags durable deliveries whose consumer workflow never started. */
   readonly notStarted: NotStartedMonitor;
   /** Reads the consumer runs of workflow_dispatch deliveries Zekt follows itself (SPEC 4.1). */
   readonly runFollower: RunFollower;

@@ -22,7 +22,7 @@ import { eventually, freePort, type Harness, startHarness } from '../src/test-su
 import { verifyStandardWebhook } from '../src/test-support/standard-webhooks-verifier.js';
 
 /**
- * Operational alerts (issue 12 §5): raised when a connection's health changes and when a durable
+ * Operational alerts: raised when a connection's health changes and when a durable
  * delivery exhausts its retries, sent signed (Standard Webhooks) to a receiver on loopback,
  * retried on their own schedule, deduplicated, and listed per account.
  */

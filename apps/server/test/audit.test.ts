@@ -12,7 +12,7 @@ interface Entry {
   after: Record<string, unknown> | null;
 }
 
-/** The audit trail (issue 12 §6): each change of configuration leaves its entry, seen only by its accounts. */
+/** The audit trail: each change of configuration leaves its entry, seen only by its accounts. */
 describe('audit trail', () => {
   let h: Harness;
   let world: World;

@@ -5,7 +5,7 @@ import { runWhileConsumerRefuses, type World } from '../src/test-support/demo-wo
 import { eventually, type Harness } from '../src/test-support/harness.js';
 
 /**
- * The Alerts view (issue 12 §5): a connection that turned Critical is listed for its consumer, with
+ * The Alerts view: a connection that turned Critical is listed for its consumer, with
  * where the alert went (here nowhere: no alert URL is configured, and the view says so); the
  * provider's account sees no alert of the consumer's.
  */

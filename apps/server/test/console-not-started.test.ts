@@ -8,7 +8,7 @@ import { type JsonBody, json, ProcessGroup } from '../src/test-support/processes
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
- * A durable delivery whose consumer has no workflow (issue 12 §2), with the built server and the
+ * A durable delivery whose consumer has no workflow, with the built server and the
  * simulator as separate processes: GitHub (the simulator) answers 204 and nothing runs, so once
  * ZEKT_NOT_STARTED_AFTER has passed the worker flags it not started. The API record, diagnostics
  * and the console's Delivery Status (list and detail page, in Chromium) all say so, with the

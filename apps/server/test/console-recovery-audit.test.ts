@@ -7,7 +7,7 @@ import type { World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness } from '../src/test-support/harness.js';
 
 /**
- * Bulk recovery and the audit trail in the console (issue 12 §4, §6), in Chromium against the
+ * Bulk recovery and the audit trail in the console, in Chromium against the
  * service and the simulator. The service runs without its worker loops: the test routes,
  * dispatches and runs recoveries itself, so a recovery is still running exactly as long as the
  * test wants it to (cancel is pressed on a job no worker can finish first).

@@ -5,7 +5,7 @@ import { json, ProcessGroup } from '../src/test-support/processes.js';
 import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
- * The crash ledger (issue 10): `zekt serve` is killed with SIGKILL at random moments while durable
+ * The crash ledger: `zekt serve` is killed with SIGKILL at random moments while durable
  * events stream in and GitHub's dispatch endpoint misbehaves (503, 429 with Retry-After, hangs,
  * resets); it is restarted on the same store each time, and the webhooks GitHub could not deliver
  * meanwhile are redelivered, as an operator (or GitHub's redelivery) does. Then every run whose

@@ -5,7 +5,7 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 import { parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
 
 /**
- * Lease at creation (delivery/handoff.ts, issue 11): a delivery created while the dispatcher has
+ * Lease at creation (delivery/handoff.ts): a delivery created while the dispatcher has
  * room is leased to it in the transaction that stores the webhook and goes out without a claim;
  * one created while its installation is at its cap waits in the table and is claimed when the
  * slot frees. Asserted on what was committed, the dispatcher's own counts and GitHub's order,

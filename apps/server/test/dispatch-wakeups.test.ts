@@ -3,7 +3,7 @@ import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-wo
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * The dispatcher sleeps until the next delivery is due, not until its next poll (issue 11): the
+ * The dispatcher sleeps until the next delivery is due, not until its next poll: the
  * next-due look-up is an index seek for the first pending delivery due after the last claim. With
  * polls a minute apart (the longest allowed), a retry due in 300 ms must still go out — only that look-up can wake the
  * dispatcher for it.

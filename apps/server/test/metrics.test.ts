@@ -7,7 +7,7 @@ import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-w
 import { TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
- * Metrics and probes on every process (issue 12 §1), as deployed: the built `zekt serve` and the
+ * Metrics and probes on every process, as deployed: the built `zekt serve` and the
  * simulator as separate processes. On PostgreSQL an api process and a worker-only process share
  * the store; on SQLite one process runs every role. Every process serves `/metrics` on a private
  * port of its own (loopback by default), never on the API's public port unless told to. Real runs

@@ -5,7 +5,7 @@ import { placedHookId, setUpWorld, type World } from '../src/test-support/demo-w
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Missed webhooks (issue 12 §3): the simulator drops a webhook as an unreachable Zekt would lose
+ * Missed webhooks: the simulator drops a webhook as an unreachable Zekt would lose
  * it; the reconciler finds it in the hook's deliveries, asks GitHub for it again, and ingestion's
  * idempotency routes it once however often it comes.
  */

@@ -7,7 +7,7 @@ import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-wo
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Bulk recovery (issue 12 §4). The service's own recovery loop polls once a minute here, so the
+ * Bulk recovery. The service's own recovery loop polls once a minute here, so the
  * tests drive recoveries with runners of their own: one batch at a time, with the lease holder
  * and its clock chosen, as two worker processes would.
  */

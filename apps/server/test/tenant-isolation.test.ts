@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Tenant isolation in the dispatcher (issue 11): two consumers of one service, and one consumer's
+ * Tenant isolation in the dispatcher: two consumers of one service, and one consumer's
  * GitHub takes 8 s to answer. The pool of in-flight calls is refilled as calls end, and one
  * installation may hold only part of it, so the other consumer's deliveries all go out while the
  * slow consumer's first call is still waiting. Asserted on the order of what GitHub received,

@@ -10,7 +10,7 @@ import {
 import { changedTables, snapshotStore } from '../src/test-support/store-snapshot.js';
 
 /**
- * The cross-tenant matrix, generated from the OpenAPI route table (issue 10): every management
+ * The cross-tenant matrix, generated from the OpenAPI route table: every management
  * route, called by a member of another account with that account's objects, answers 404 exactly
  * as for an object that does not exist, and changes nothing; every list leaves them out. A route
  * added to the server is in the matrix at once — one with a path parameter the matrix cannot fill

@@ -56,7 +56,7 @@ function subject(alert: Alert): string {
   return parts.join(' · ') || '—';
 }
 
-/** Alerts: the operational events Zekt raised for the caller's accounts, newest first (issue 12 §5). */
+/** Alerts: the operational events Zekt raised for the caller's accounts, newest first. */
 export function AlertsView() {
   const alerts = useQuery(
     'alerts',

@@ -71,7 +71,7 @@ function Target({ entry }: { entry: AuditEntry }) {
 }
 
 /**
- * Audit: who changed what on the caller's accounts, and when (issue 12 §6), newest first. The
+ * Audit: who changed what on the caller's accounts, and when, newest first. The
  * filters (account, action) live in the URL like Delivery Status's; "Load older" pages back.
  */
 export function AuditView() {

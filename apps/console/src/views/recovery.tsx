@@ -59,7 +59,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /**
- * Recover (issue 12 §4): replay every failed or not-started delivery of a connection since a time,
+ * Recover: replay every failed or not-started delivery of a connection since a time,
  * as a background job. The user sees how many deliveries it would replay before starting it, then
  * its progress, and can cancel it. The open dialog is in the URL (`?recover=<connection>`), so a
  * reload comes back to a running job's progress.

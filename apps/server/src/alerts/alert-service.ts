@@ -26,7 +26,7 @@ import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 /**
- * Operational alerts (issue 12 §5): raised into the outbox (deduplicated over a window), sent as
+ * Operational alerts: raised into the outbox (deduplicated over a window), sent as
  * signed JSON to ZEKT_ALERT_URL with the Standard Webhooks headers, retried on their own schedule,
  * and listed in the console. Without a URL they are only listed.
  */

@@ -56,7 +56,7 @@ const measured = (overrides: Partial<CompareMeasurements> = {}): CompareMeasurem
 });
 
 describe('zekt bench --compare verdicts', () => {
-  it('judges ratios measured in the same run against issue 11’s targets', () => {
+  it('judges ratios measured in the same run against its targets', () => {
     const report = judgeCompare(measured());
     expect(report.verdicts.every((v) => v.met)).toBe(true);
     expect(report.verdicts[0]?.actual).toBe('0.5 (1000/s of 2000/s)');

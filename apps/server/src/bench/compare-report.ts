@@ -1,7 +1,7 @@
 import type { LatencySummary } from './latency-summary.js';
 
 /**
- * What `zekt bench --compare` measured, and the verdict on issue 11's targets. Pure: the run
+ * What `zekt bench --compare` measured, and the verdict on its targets. Pure: the run
  * collects the numbers, this module judges and prints them. Every ratio is of two figures measured
  * in the same run, on the same machine, under the same load.
  */

@@ -205,7 +205,7 @@ async function withTarget<T, X extends ComparisonTarget>(
 }
 
 /**
- * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes of issue 11, one after
+ * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes its targets name, one after
  * the other under the same load, then the isolation, scale-out and query scenarios.
  */
 export async function runCompare(options: CompareOptions): Promise<CompareReport> {
@@ -266,7 +266,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
         async () => {
           // The API process of a split deployment (`--role api`): it verifies each webhook and
           // stores its event durably, and leaves routing and dispatch to workers, of which there
-          // are none here. Not a target of issue 11: it shows what the durable acknowledgement
+          // are none here. Not a target: it shows what the durable acknowledgement
           // costs without the router and the dispatcher on the same CPU.
           const zekt = await startZekt({
             name: INGESTION_NAME,

@@ -8,7 +8,7 @@ import { openStore } from '../store/store.js';
 import { CliError } from './cli-error.js';
 
 /**
- * `zekt reconcile`: one reconciler pass on demand (issue 12 §3), against the store and GitHub App
+ * `zekt reconcile`: one reconciler pass on demand, against the store and GitHub App
  * of the configuration, printing what it found, asked for and recovered. Exits 1 when GitHub
  * refused a webhook's calls (the report says which and why) or a redelivery was given up, else 0.
  */

@@ -303,7 +303,7 @@ export const COMMANDS: readonly CommandUsage[] = [
     summary: 'Zekt beside a bare HMAC + 202 ceiling and a naive Octokit router, under the same load',
     synopsis: ['zekt bench --compare [options]'],
     details:
-      'Zekt non-durable and durable (SQLite, and PostgreSQL with --database-url, also 1 vs 2 workers), the tenant-isolation scenario and queries over --records delivery records; prints ratios and exits 1 when a target of issue 11 is missed.',
+      'Zekt non-durable and durable (SQLite, and PostgreSQL with --database-url, also 1 vs 2 workers), the tenant-isolation scenario and queries over --records delivery records; prints ratios and exits 1 when a target is missed.',
     options: [
       { name: 'compare', type: 'boolean', description: 'this comparison instead of the plain bench' },
       {

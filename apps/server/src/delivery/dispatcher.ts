@@ -472,7 +472,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return recorded;
   }
 
-  // The pool (issue 11): attempts run side by side and the pool is refilled as each one ends, so a
+  // The pool: attempts run side by side and the pool is refilled as each one ends, so a
   // slow call holds back only its own slot. A per-installation cap keeps one slow or throttled
   // installation from filling the pool; pacing (SPEC 4) still spaces each installation's calls.
   const poolSize = options.concurrency ?? 64;
@@ -481,7 +481,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const running = new Set<Promise<void>>();
   /** Slots reserved by a handoff whose creating transaction is not durable yet (handoff.ts). */
   let reservedSlots = 0;
-  // Whether a claim could find anything (issue 11). With deliveries handed over at creation, every
+  // Whether a claim could find anything. With deliveries handed over at creation, every
   // call that ended woke a claim that found nothing, about one per delivery under load. A claim
   // that saw every due delivery it may take says so; until a hint (a delivery created or replayed)
   // or a pass of the poll, a freed slot wakes the loop only for an installation whose deliveries
@@ -510,7 +510,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     metrics.dispatchStarted(reserved ? 'handoff' : 'claim');
     // The installation's slot is given back when its call to GitHub ends, the pool's when the
     // attempt is recorded: the cap limits calls in flight to one installation, the pool the
-    // attempts this worker holds. Measured on one busy installation (issue 11), holding the slot
+    // attempts this worker holds. Measured on one busy installation, holding the slot
     // through the record's commit made the cap, not GitHub, the limit of its deliveries.
     let holdsSlot = true;
     const releaseSlot = () => {

@@ -1,7 +1,7 @@
 import type { ClaimedDelivery, DispatchContext } from '../store/dispatch-context.js';
 
 /**
- * Lease at creation (issue 11). A delivery created while this process's dispatcher has room for
+ * Lease at creation. A delivery created while this process's dispatcher has room for
  * it (a free slot in its pool and under its installation's cap) is leased to the dispatcher in
  * the very transaction that creates it, and its attempt starts as soon as that transaction is
  * durable, with the context routing has just read: no claim, no second transaction and flush, no

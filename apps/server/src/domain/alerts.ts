@@ -2,7 +2,7 @@ import { HOUR_MS, MINUTE_MS, SECOND_MS } from './duration.js';
 import type { Health } from './health.js';
 
 /**
- * Operational alerts (issue 12 §5): which changes raise one, how alike alerts are folded together,
+ * Operational alerts: which changes raise one, how alike alerts are folded together,
  * and when a failed send is tried again.
  */
 export const ALERT_KINDS = [

@@ -1,5 +1,5 @@
 /**
- * The audit trail (issue 12 §6): every change of configuration is recorded with who made it, when,
+ * The audit trail: every change of configuration is recorded with who made it, when,
  * on which account, what it acted on and what changed. This file names the actions and the kinds
  * of targets; the words are the glossary's.
  */

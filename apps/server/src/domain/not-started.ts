@@ -1,5 +1,5 @@
 /**
- * Never-started deliveries (SPEC 5, issue 12 §2). GitHub answers 204 to a `repository_dispatch`
+ * Never-started deliveries (SPEC 5). GitHub answers 204 to a `repository_dispatch`
  * even when no workflow of the repository listens for that event type, or when the workflow that
  * does is not on the default branch: an accepted dispatch proves nothing ran. A durable delivery
  * GitHub accepted therefore *waits for its start*: the consumer's confirm, its complete, or any

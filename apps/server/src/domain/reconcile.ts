@@ -3,7 +3,7 @@ import { isRateLimited } from './error-category.js';
 import { requestedDelayMs } from './retry-schedule.js';
 
 /**
- * The reconciler's rules (issue 12 §3). GitHub keeps a webhook's deliveries for 3 days and never
+ * The reconciler's rules. GitHub keeps a webhook's deliveries for 3 days and never
  * redelivers on its own (https://docs.github.com/webhooks/testing-and-troubleshooting-webhooks/redelivering-webhooks),
  * so a webhook Zekt missed is found in the hook's delivery list and asked for again.
  */

@@ -2,7 +2,7 @@ import type { DeliveryStatus } from './delivery-state.js';
 import { DAY_MS } from './duration.js';
 
 /**
- * Bulk recovery (issue 12 §4): "replay every failed delivery of this connection since T". The
+ * Bulk recovery: "replay every failed delivery of this connection since T". The
  * rules of a recovery's window, the delivery states it may take, and how it is worked through.
  */
 

@@ -8,7 +8,7 @@ import { DAY_MS, HOUR_MS } from './duration.js';
 
 export const RETENTION_MS = {
   deliveries: 396 * DAY_MS,
-  /** The audit trail is kept as long as the delivery records it explains (issue 12 §6). */
+  /** The audit trail is kept as long as the delivery records it explains. */
   auditEntries: 396 * DAY_MS,
   archives: 90 * DAY_MS,
   orphanedMessages: DAY_MS,

@@ -8,7 +8,7 @@ import type { DispatchBody } from '../domain/client-payload.js';
  * repository's default branch (`GET /repos/{owner}/{repo}`) and the consumer run
  * (`GET …/actions/runs/{run_id}`). The dispatcher sends these at a rate Octokit's general-purpose
  * pipeline (endpoint templating, hooks, fetch and web streams per call) made the largest cost of a
- * delivery after the store (issue 11); everything else Zekt asks GitHub still goes through
+ * delivery after the store; everything else Zekt asks GitHub still goes through
  * Octokit. The result keeps what Octokit's error would have told: GitHub's status, headers and
  * message, or the network error's code.
  * https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event

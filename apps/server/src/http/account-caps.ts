@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { HttpError } from './problem.js';
 
 /**
- * Per-account caps (issue 10, defect 11): one tenant cannot grow the store without bound. `work`
+ * Per-account caps: one tenant cannot grow the store without bound. `work`
  * creates one more of `kind` for the account, in the transaction that counted them.
  */
 const CAPS: Record<CappedKind, { limit: keyof AccountLimits; what: string; setting: string }> = {

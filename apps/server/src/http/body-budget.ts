@@ -4,7 +4,7 @@ import type { HttpLimits } from '../config.js';
 import { HttpError } from './problem.js';
 
 /**
- * What request bodies may cost (issue 10, defects 5 and 6), for every route:
+ * What request bodies may cost, for every route:
  *
  * - a body longer than the route accepts is refused from its `Content-Length`, before it is read;
  * - the bytes of bodies being read or held by a route are capped (`bodyBytesInFlight`): a request

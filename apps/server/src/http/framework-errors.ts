@@ -4,7 +4,7 @@ import { HttpError, rawProblem, sendProblem, toHttpError } from './problem.js';
 
 /**
  * Problems for the errors Fastify and Node meet before a route runs, which they would otherwise
- * answer in their own JSON (issue 10, defect 8): a path that is not valid percent-encoding, a path
+ * answer in their own JSON: a path that is not valid percent-encoding, a path
  * parameter longer than the router takes, and the raw socket errors Node hands to
  * `clientError` — a request that is not HTTP, headers too large, a request that took too long.
  */

@@ -3,7 +3,7 @@ import { nestsDeeperThan } from '../domain/bounded-json.js';
 import { HttpError } from './problem.js';
 
 /**
- * The only body format of the API is JSON (issue 10, defects 7 and 8): Fastify's `text/plain`
+ * The only body format of the API is JSON: Fastify's `text/plain`
  * parser goes, so a text body is a 415 as docs/api.md says, and JSON nested deeper than
  * `maxDepth` is refused before it is parsed. Fastify's own parser (with its `__proto__` check)
  * does the parsing.

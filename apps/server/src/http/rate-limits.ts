@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import { HttpError } from './problem.js';
 
 /**
- * Rate limits (issue 10), counted in the store so every API process of a deployment shares them:
+ * Rate limits, counted in the store so every API process of a deployment shares them:
  *
  * - failed authentication on `/api/`, per client address and per token prefix: once either has
  *   failed `authFailuresPerMinute` times in the current minute, that client's (or that prefix's)
@@ -71,7 +71,7 @@ function tokenPrefix(request: FastifyRequest): string | null {
 /**
  * How long a process trusts "nobody failed to authenticate in this window" before asking the store
  * again. The lock-out check runs before every authenticated request, webhooks included; asking the
- * store each time cost a read per webhook (issue 11). While the window has no failure at all, the
+ * store each time cost a read per webhook. While the window has no failure at all, the
  * answer is cached this long; as soon as it has one (counted here, or seen in the store), every
  * request is checked against the store exactly as before. Another process's first failures are
  * seen at most this late — long before anyone can fail `authFailuresPerMinute` times.

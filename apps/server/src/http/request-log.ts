@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * What a request log line says about the request (issue 10, defect 9): never its query string.
+ * What a request log line says about the request: never its query string.
  * OAuth callbacks carry `code` and `state` there, and callers put tokens there however often they
  * are told not to; the path and method are enough to follow a request.
  */

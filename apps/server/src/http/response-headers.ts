@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Headers on every answer (issue 10, defect 12): `nosniff`, so no browser runs a JSON or problem
+ * Headers on every answer: `nosniff`, so no browser runs a JSON or problem
  * answer as a script or page; and, when Zekt is reached over https, HSTS, so a browser that once
  * came over https never again sends the session cookie in clear. No `includeSubDomains`: Zekt does
  * not own its parent domain's other hosts.

@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 /**
  * The hooks Zekt placed, by GitHub's hook id, with their secrets decrypted: every repository
  * webhook needs its hook's secret, and reading and decrypting it per request was a store read and an
- * AES-GCM open per webhook (issue 11). Entries live `ttlMs`; a signature that does not match a
+ * AES-GCM open per webhook. Entries live `ttlMs`; a signature that does not match a
  * cached secret is checked again against the store (`fresh`), so a hook whose secret changed — in
  * this process or another — is never refused because of the cache, and a change made by this
  * process empties the cache at once (another process's is seen within `ttlMs`). Unknown ids are

@@ -27,8 +27,8 @@ import {
 import type { Store } from '../store/store.js';
 
 /**
- * Finds webhooks GitHub failed to deliver to Zekt and asks GitHub to send them again (issue 12
- * §3): lists the recent deliveries of every hook Zekt placed and of the App's hook, and requests a
+ * Finds webhooks GitHub failed to deliver to Zekt and asks GitHub to send them again:
+ * lists the recent deliveries of every hook Zekt placed and of the App's hook, and requests a
  * redelivery of each failed one Zekt has not received through that hook — once, and again, bounded
  * and backing off, when the redelivery failed too (domain/reconcile.ts `decideRedelivery`). A
  * redelivery keeps its `X-GitHub-Delivery` GUID, so ingestion's idempotency (GUID and hook) routes

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { SqlDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
-/** What the per-account caps count (issue 10, defect 11), and the lock that makes a cap exact. */
+/** What the per-account caps count, and the lock that makes a cap exact. */
 export type CappedKind = 'services' | 'workflows' | 'pendingRequests';
 
 export async function countOfAccount(

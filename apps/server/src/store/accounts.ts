@@ -223,7 +223,7 @@ const runLockKey = (run: { repositoryId: number; runId: number; runAttempt: numb
 /**
  * `getRepositoryLockingRun` for a completion webhook, with the run's workflow row (undefined when
  * the workflow was never seen) read by the same statement: one round trip fewer per event on
- * PostgreSQL (issue 11). The workflow row is read before the webhook's transaction writes
+ * PostgreSQL. The workflow row is read before the webhook's transaction writes
  * anything, so `recordWorkflowSeen` may take it as its own read.
  *
  * Only rows the run's lock does not guard may join this statement. PostgreSQL takes a statement's

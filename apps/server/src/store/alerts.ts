@@ -3,7 +3,7 @@ import type { KeysetPage } from './page.js';
 import type { AlertsTable, Database } from './schema.js';
 
 /**
- * The alert outbox (issue 12 §5): alerts are raised into it, deduplicated over a window, and sent
+ * The alert outbox: alerts are raised into it, deduplicated over a window, and sent
  * by a worker that leases each one for one send, like the dispatcher leases deliveries.
  */
 export type AlertRow = AlertsTable;

@@ -5,7 +5,7 @@ import { classifyDriverError } from './store-errors.js';
  * A Kysely dialect whose driver turns "the database cannot be reached" errors into
  * `StoreUnavailableError` where they happen: at the driver. Whether an error is an outage is then
  * decided once, by where it came from, never guessed later from a bare `ECONNRESET` that might as
- * well be a client hanging up (issue 10, defect 9).
+ * well be a client hanging up.
  */
 export function classifyingDialect(dialect: Dialect, onError?: (error: unknown) => void): Dialect {
   return {

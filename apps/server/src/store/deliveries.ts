@@ -143,7 +143,7 @@ export interface ClaimOptions {
  *
  * One statement serves every installation with free slots, so a worker whose calls end one by one
  * across many installations claims them back in one round trip rather than one claim per free slot
- * (issue 11: the dispatcher claimed one row per statement while every installation was one call
+ * (the dispatcher claimed one row per statement while every installation was one call
  * short of its cap, and a worker could not refill 64 slots of 250 ms calls in time on
  * PostgreSQL). The oldest due deliveries are read first (`scan` of them, skipped installations
  * left out by the index scan), ranked within their installation, and only the ones within their
@@ -188,7 +188,7 @@ export interface ClaimOutcome<T> {
  * those within each installation's free slots (`withinFreeSlots`), and an update by primary key.
  * The single statement PostgreSQL needs to be safe among workers (a window function, two sorts in
  * temporary B-trees, RETURNING every column) cost 180–400 µs per claim on SQLite, the costliest
- * statement of the durable path (issue 11); the read and the update cost ~30 µs together.
+ * statement of the durable path; the read and the update cost ~30 µs together.
  */
 export async function claimIdsOnSqlite(
   db: Kysely<Database>,

@@ -3,7 +3,7 @@ import type { Database } from './schema.js';
 
 /**
  * The per-event statements on SQLite, run straight on the native connection while the group
- * commit holds it (issue 11).
+ * commit holds it.
  *
  * Through Kysely, a compiled statement still takes its executor's path: a connection provider, a
  * mutex per connection, the driver's promise and the error classifier around it, a proxied

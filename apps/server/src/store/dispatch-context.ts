@@ -60,7 +60,7 @@ const CLAIMED_COLUMNS = [
  * Claims due deliveries (claimDueDeliveries) and reads each one's dispatch context with it. On
  * PostgreSQL that is one statement (the claim's UPDATE … RETURNING as a data-modifying CTE the
  * context is joined to): a dispatch is then two round trips, the claim and the finish, where it
- * was three (issue 11: the worker spent most of its time writing statements to PostgreSQL's
+ * was three (the worker spent most of its time writing statements to PostgreSQL's
  * socket). On SQLite, which has no such CTE and no round trips, the contexts are read in one
  * statement after the claim, in its transaction.
  */

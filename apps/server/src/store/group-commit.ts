@@ -3,7 +3,7 @@ import { type DirectRun, runDirectlyOn } from './direct-run.js';
 import type { Database } from './schema.js';
 
 /**
- * Group commit for the embedded store (issue 11). SQLite has one writer and `synchronous = FULL`
+ * Group commit for the embedded store. SQLite has one writer and `synchronous = FULL`
  * makes each COMMIT wait for the disk, on the event loop, so one transaction per request cost one
  * blocking disk flush per request. Here every transaction asked for during one turn of the event
  * loop runs inside a single `BEGIN IMMEDIATE … COMMIT`, each in a savepoint of its own:

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Named prepared statements on PostgreSQL (issue 11). node-postgres sends a query without a name
+ * Named prepared statements on PostgreSQL. node-postgres sends a query without a name
  * as the unnamed statement, which the server parses, analyses and plans again on every run: under
  * the bench's load that was half of PostgreSQL's CPU per event (perf: `raw_parser`,
  * `parse_analyze`, `standard_planner`). With a name, a connection parses a statement once, and

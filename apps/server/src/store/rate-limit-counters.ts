@@ -3,7 +3,7 @@ import type { Database } from './schema.js';
 
 /**
  * Fixed-window counters for rate limits, in the store so that every API process of a deployment
- * counts together (issue 10). One row per bucket and window.
+ * counts together. One row per bucket and window.
  */
 
 /** Adds one to the bucket's count in the window; returns the new count. */

@@ -344,7 +344,7 @@ export interface PacingSlotsTable {
   next_slot_at: Timestamp;
 }
 
-/** Requests counted in one fixed window of one rate-limit bucket (issue 10). */
+/** Requests counted in one fixed window of one rate-limit bucket. */
 export interface RateLimitCountersTable {
   bucket: string;
   window_start: Timestamp;
@@ -427,7 +427,7 @@ export interface ConnectionHealthStatesTable {
   updated_at: Timestamp;
 }
 
-/** One change of configuration, as one account concerned by it sees it (issue 12 §6). */
+/** One change of configuration, as one account concerned by it sees it. */
 export interface AuditEntriesTable {
   audit_id: string;
   account_id: number | null;

@@ -77,7 +77,7 @@ describe('sqlite store', () => {
   });
 
   it("reads diagnostics' 30 days through indexes that hold only failures, never every delivery", async () => {
-    // Diagnostics with years of history (issue 11): failed attempts start from the attempts of the
+    // Diagnostics with years of history: failed attempts start from the attempts of the
     // connection in the window (not from every delivery it ever had); never-started deliveries and
     // the consumer's failures come from partial indexes, not from every delivery of the window.
     await withPlannedStatements(async ({ db, captured, planOf }) => {
@@ -116,7 +116,7 @@ describe('sqlite store', () => {
   });
 
   it('claims through one range of deliveries_due and the primary key, with no sort and no scan', async () => {
-    // The claim runs up to a few times per delivery under load (issue 11): the window function and
+    // The claim runs up to a few times per delivery under load: the window function and
     // sorts PostgreSQL's single statement needs cost SQLite 180–400 µs per claim.
     await withPlannedStatements(async ({ store, db, captured, planOf }) => {
       await insertDeliveries(

@@ -162,7 +162,7 @@ export function routeOfSubscription(
  * where a delivery of each goes (the consumer's installation and repository, as the dispatcher's
  * claim would read them: a delivery handed to the dispatcher at creation is not read again).
  *
- * Read in the routing transaction, never from a cache (issue 11 weighed one): it costs ~7 µs on
+ * Read in the routing transaction, never from a cache (one was weighed): it costs ~7 µs on
  * SQLite, and across processes on PostgreSQL a cache learns of a revoked subscription, or of the
  * App uninstalled from a consumer, only after the change commits and its notification arrives: a
  * window in which an event would still be delivered where it no longer may go.

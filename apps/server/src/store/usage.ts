@@ -14,7 +14,7 @@ import type { Database } from './schema.js';
  * How many rows one counter of one account and day is spread over (`usage_daily_shards`). Every
  * event of an account adds to the same counters, and on PostgreSQL a transaction holds a counter
  * row's lock until its COMMIT: with one row, an account's concurrent webhooks committed one at a
- * time (issue 11). A write adds to one row picked at random; reads sum them, and the counts of
+ * time. A write adds to one row picked at random; reads sum them, and the counts of
  * `usage_daily`, where versions before migration 0009 wrote (getUsage). SQLite has one writer and
  * gains nothing, but shares the rule so both stores hold the same rows.
  */

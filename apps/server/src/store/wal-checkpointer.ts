@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * Copies the write-ahead log into the database file on a thread of its own (issue 11).
+ * Copies the write-ahead log into the database file on a thread of its own.
  *
  * SQLite checkpoints by itself inside the COMMIT that takes the WAL past 1,000 pages, on the
  * connection that commits: on the event loop, with a flush of the WAL and one of the database

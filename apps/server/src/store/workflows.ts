@@ -9,7 +9,7 @@ import type { Database, WorkflowRow } from './schema.js';
  * How stale a workflow's `last_seen_at` may get before a run writes it again. Every run of a
  * workflow would otherwise update the same row, and on PostgreSQL each webhook's transaction would
  * hold that row's lock until its COMMIT, so concurrent webhooks of one workflow committed one after
- * another (the upsert averaged 25 ms under 32 concurrent webhooks, issue 11). A read takes no lock:
+ * another (the upsert averaged 25 ms under 32 concurrent webhooks). A read takes no lock:
  * the row is written only when it is missing, renamed, or older than this.
  */
 export const WORKFLOW_SEEN_PRECISION_MS = 60_000;

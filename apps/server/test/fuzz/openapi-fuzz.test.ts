@@ -13,7 +13,7 @@ import {
 import { changedTables, snapshotStore } from '../../src/test-support/store-snapshot.js';
 
 /**
- * Property-based fuzzing of every route of the OpenAPI document (issue 10), against the running
+ * Property-based fuzzing of every route of the OpenAPI document, against the running
  * server: malformed requests — wrong types, missing and unknown fields, huge and deeply nested
  * values, bad percent-encodings, wrong content types, wrong credentials — never get a 5xx, every
  * error is problem+json with a code of the table at its status, and a refused request writes no row.

@@ -3,7 +3,7 @@ import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * Issue 10, defect 11: one tenant cannot grow the store without bound. Services, workflows and
+ * One tenant cannot grow the store without bound. Services, workflows and
  * pending subscription requests are capped per account, with `409 limit_reached` naming the limit.
  */
 let h: Harness;

@@ -3,7 +3,7 @@ import type { HookRole } from '../../src/store/schema.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * Issue 10, defect 4: placing a repository hook is serialised per repository and reconciled with
+ * Placing a repository hook is serialised per repository and reconciled with
  * GitHub, so concurrent switches, and a hook GitHub has but Zekt lost track of, never leave a
  * repository with a secret GitHub does not use.
  */

@@ -4,7 +4,7 @@ import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * Issue 10, defect 7: JSON nested deeper than any real document is refused while it is parsed,
+ * JSON nested deeper than any real document is refused while it is parsed,
  * with 400 `json_too_deep`, on every way JSON comes in: request bodies, webhooks, and a message
  * payload sent as a string holding JSON.
  */

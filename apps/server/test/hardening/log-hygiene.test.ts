@@ -5,7 +5,7 @@ import { eventually, type Harness, startHarness } from '../../src/test-support/h
 import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
 
 /**
- * Issue 10, defect 9: request logs carry no query strings (OAuth codes and states, tokens callers
+ * Request logs carry no query strings (OAuth codes and states, tokens callers
  * put there), and a client hanging up is not logged as a database outage.
  */
 let h: Harness;

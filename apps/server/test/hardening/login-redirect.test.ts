@@ -3,7 +3,7 @@ import { type Harness, startHarness } from '../../src/test-support/harness.js';
 import { OAuthBrowser } from '../../src/test-support/oauth-browser.js';
 
 /**
- * Issue 10, defects 1 and 12: after the login the browser lands on a path of the console, never on
+ * After the login the browser lands on a path of the console, never on
  * another origin; logging out is a change and needs the console's Origin like every other change.
  */
 let h: Harness;

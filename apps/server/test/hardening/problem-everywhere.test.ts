@@ -4,7 +4,7 @@ import { type Harness, startHarness } from '../../src/test-support/harness.js';
 import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
 
 /**
- * Issue 10, defect 8: every error the server answers is problem+json with a stable code, including
+ * Every error the server answers is problem+json with a stable code, including
  * the ones Fastify and Node produce before a route runs.
  */
 let h: Harness;

@@ -8,7 +8,7 @@ import { type Harness, startHarness } from '../../src/test-support/harness.js';
 import { createZekt, type Zekt } from '../../src/zekt.js';
 
 /**
- * Issue 10, defect 10: failed authentication is limited per client and per token prefix, API calls
+ * Failed authentication is limited per client and per token prefix, API calls
  * per token; beyond a limit the answer is 429 with Retry-After, before any credential is checked.
  * Webhook signatures are the exception: checked first, and their failures limited per hook
  * (webhook-lockout.test.ts). The counters live in the store, so every API process of a deployment

@@ -4,7 +4,7 @@ import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
 import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * Issue 10, defect 3 (SPEC 7): a replay — and any dispatch — needs an approved subscription;
+ * A replay — and any dispatch — needs an approved subscription;
  * replays of one delivery are limited; `Idempotency-Key` makes a repeated replay return the first.
  */
 let h: Harness;

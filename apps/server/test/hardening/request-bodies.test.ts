@@ -3,7 +3,7 @@ import { eventually, type Harness, startHarness } from '../../src/test-support/h
 import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
 
 /**
- * Issue 10, defects 5 and 6: request bodies cannot exhaust memory or hold connections open. Bytes
+ * Request bodies cannot exhaust memory or hold connections open. Bytes
  * in flight are capped per route (503 + Retry-After beyond the cap), bodies the headers already
  * condemn are refused before they are read, and a body must arrive within the request timeout.
  */

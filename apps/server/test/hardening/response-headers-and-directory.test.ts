@@ -3,7 +3,7 @@ import { setUpWorld } from '../../src/test-support/demo-world.js';
 import { type Harness, startHarness } from '../../src/test-support/harness.js';
 
 /**
- * Issue 10, defect 12 (with the logout's Origin check in login-redirect.test.ts): HSTS over https,
+ * defect 12 (with the logout's Origin check in login-redirect.test.ts): HSTS over https,
  * and the directory forgets the services of an account that uninstalled the App.
  */
 let h: Harness;

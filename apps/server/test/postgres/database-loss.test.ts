@@ -5,7 +5,7 @@ import { parsePrometheusText, sampleValue } from '../../src/test-support/prometh
 import { createTcpProxy, type TcpProxy } from '../../src/test-support/tcp-proxy.js';
 
 /**
- * Losing the database while running (issue 4): readiness fails, requests that need the store get
+ * Losing the database while running: readiness fails, requests that need the store get
  * 503 problem+json instead of an acknowledgement, nothing acknowledged before is lost, and the
  * service recovers by itself when the database is back. The database is taken away by cutting a
  * TCP proxy in front of the shared PostgreSQL server.

@@ -102,7 +102,7 @@ describe('query plans on PostgreSQL', () => {
   it("reads a connection's failed attempts from the window's attempts, never its deliveries", async () => {
     // Both of diagnostics' statements (counts per category and the newest few) start from the
     // attempts of that connection in the window and touch no delivery: with years of history, the
-    // join from the connection's deliveries read every attempt they ever had (issue 11).
+    // join from the connection's deliveries read every attempt they ever had.
     for (const pick of [/group by/, /order by/]) {
       const used = await indexesUsed(() => failedAttempts(store.db, 'sub_1', now - 1000, 10), pick);
       expect(used).toEqual(['delivery_attempts_subscription']);

@@ -11,7 +11,7 @@ import { createTcpProxy, type TcpProxy } from '../../src/test-support/tcp-proxy.
 import { createTestDatabase } from '../../src/test-support/test-database.js';
 
 /**
- * Scale-out (issue 4): 2 API and 2 worker processes on one PostgreSQL, behind a round-robin TCP
+ * Scale-out: 2 API and 2 worker processes on one PostgreSQL, behind a round-robin TCP
  * balancer; 2,000 completed runs for a durable subscription; one worker is killed with SIGKILL in
  * the middle. Every delivery is dispatched, none is lost, and none twice except the ones the
  * killed worker held a lease on when it died (its call may or may not have reached GitHub).

@@ -6,7 +6,7 @@ import type { App, AppContext } from '../app-context.js';
 import { MANAGEMENT_SECURITY, memberAccount, requireCaller } from '../authenticate.js';
 import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 
-/** `GET /api/v1/alerts`: the operational alerts of the caller's accounts (issue 12 §5), newest first. */
+/** `GET /api/v1/alerts`: the operational alerts of the caller's accounts, newest first. */
 export function registerAlertRoutes(api: App, context: Pick<AppContext, 'store'>): void {
   api.get(
     '/api/v1/alerts',

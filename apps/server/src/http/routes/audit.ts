@@ -9,7 +9,7 @@ import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
 
-/** The audit trail (issue 12 §6): the changes made to the caller's accounts, newest first. */
+/** The audit trail: the changes made to the caller's accounts, newest first. */
 export function registerAuditRoutes(api: App, context: Pick<AppContext, 'store'>): void {
   api.get(
     '/api/v1/audit',

@@ -49,7 +49,7 @@ const RecoveryParams = Type.Object({
 const STATES_HELP = `${Object.keys(RECOVERABLE_STATES).join(' | ')} (default ${DEFAULT_RECOVERY_STATES.join(',')})`;
 
 /**
- * Bulk recovery (issue 12 §4): replay the failed deliveries of a connection since a time, as a
+ * Bulk recovery: replay the failed deliveries of a connection since a time, as a
  * background job the worker role runs (delivery/recovery-runner.ts). Either party of the
  * connection may start, follow and cancel one, as either may replay a delivery.
  */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 10: rate-limit counters shared by every API process, the idempotency keys of replays, and
+ * Rate-limit counters shared by every API process, the idempotency keys of replays, and
  * leases that serialise work across processes (placing a repository's hooks).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is now.

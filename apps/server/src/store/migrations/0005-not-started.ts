@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 12 §2, never-started deliveries (domain/not-started.ts). `awaiting_start_since` is set when
+ * Never-started deliveries (domain/not-started.ts). `awaiting_start_since` is set when
  * GitHub accepts a durable delivery and cleared by its confirm, its complete or a run seen by
  * completion tracking (`run_seen_at`, which may arrive before the acceptance is recorded); the
  * flagging pass sets `not_started_at` on the ones still waiting too long.

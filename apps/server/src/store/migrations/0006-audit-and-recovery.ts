@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 12: the audit trail (one row per change and account concerned) and bulk recoveries (a job
+ * The audit trail (one row per change and account concerned) and bulk recoveries (a job
  * row leased by one worker at a time, and the deliveries it handled, so none is replayed twice).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is now.

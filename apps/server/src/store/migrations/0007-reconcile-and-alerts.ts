@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 12 §3 and §5: the redeliveries the reconciler asked GitHub for, the alert outbox, and the
+ * The redeliveries the reconciler asked GitHub for, the alert outbox, and the
  * last health each connection was seen in (so a change of health is noticed once).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is now.

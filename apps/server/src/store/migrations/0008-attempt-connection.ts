@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 11, diagnostics with years of history: the failed attempts of a connection in the last 30
+ * diagnostics with years of history: the failed attempts of a connection in the last 30
  * days were found by joining every delivery the connection ever had to its attempts. A delivery can
  * be attempted long after it was created (replay, recovery), so the delivery's own time cannot
  * bound that read; the attempt's time can, once the attempt carries its connection. The index

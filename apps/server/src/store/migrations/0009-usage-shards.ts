@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { MigrationContext } from '../dialect.js';
 
 /**
- * Issue 11, PostgreSQL ingest: every event of an account added to the same counter rows of
+ * PostgreSQL ingest: every event of an account added to the same counter rows of
  * `usage_daily`, and each webhook's transaction held their lock until its COMMIT, so an account's
  * webhooks committed one after another, never in one flush (the counter upsert averaged 4.9 ms
  * under 32 concurrent webhooks, almost all of it waiting). Counts are now added to one of a few
