@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startHarness } from '../src/test-support/harness.js';
 import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
@@ -24,6 +25,7 @@ let zektEnv: Record<string, string>;
 let apiMetricsUrl: string;
 /** Where the dispatcher runs: the worker's probe port on PostgreSQL, the one process's on SQLite. */
 let workerUrl: string;
+let worker: ChildProcess | undefined;
 const WRONG_TOKENS_A_MINUTE = 5;
 let world: RemoteWorld;
 
@@ -44,7 +46,7 @@ beforeAll(async () => {
       '--role',
       'api',
     ]));
-    ({ url: workerUrl } = await processes.startProbedWorker(zektEnv));
+    ({ url: workerUrl, child: worker } = await processes.startProbedWorker(zektEnv));
   } else {
     ({ metricsUrl: apiMetricsUrl } = await processes.startZektWithMetrics(zektUrl, zektEnv));
     workerUrl = apiMetricsUrl;
@@ -189,6 +191,9 @@ describe('metrics and probes on every process', () => {
       expect(api.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(((await api.json()) as { code: string }).code).toBe('route_not_found');
       expect(workerUrl).not.toBe(apiMetricsUrl);
+      // Its probe server is a Fastify of its own: started without a deprecated option, so an
+      // operator's log shows no framework warning at each start.
+      expect(processes.stderrOf(worker!)).not.toMatch(/FSTDEP|DeprecationWarning/);
     }
   });
 

@@ -123,6 +123,11 @@ export class ProcessGroup {
     return { child, url };
   }
 
+  /** What a child started here wrote to standard error so far. */
+  stderrOf(child: ChildProcess): string {
+    return (stderrOf.get(child) ?? watchStderr(child)).text;
+  }
+
   /** Runs a `zekt` command to completion and returns its standard output. */
   async run(args: string[], env: Record<string, string>): Promise<string> {
     const child = this.start([serverCli, ...args], env);
