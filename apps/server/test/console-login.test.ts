@@ -3,7 +3,7 @@ import { type Harness, startHarness } from '../src/test-support/harness.js';
 import { OAuthBrowser } from '../src/test-support/oauth-browser.js';
 
 /**
- * The console's "log in with GitHub" (SPEC 9) against the simulator's OAuth pages, followed the
+ * The console's "log in with GitHub" against the simulator's OAuth pages, followed the
  * way a browser follows it: redirects by hand, cookies carried from `Set-Cookie`.
  */
 let h: Harness;

@@ -5,7 +5,7 @@ import type { Store } from '../src/store/store.js';
 import { openTempStore } from '../src/test-support/temp-store.js';
 
 /**
- * Which delivery a consumer run is, by its id (SPEC 4.1), when the run's first webhook arrives
+ * Which delivery a consumer run is, by its id, when the run's first webhook arrives
  * before the dispatcher recorded GitHub's answer that named it: a run of a repository with a
  * dispatch in flight is looked up again until the answer is recorded; any other unknown run is
  * answered at once.

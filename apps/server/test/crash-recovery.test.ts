@@ -6,7 +6,7 @@ import { parsePrometheusText, sampleValue } from '../src/test-support/prometheus
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
- * No acknowledged event is ever lost (SPEC 3.1, 4): Zekt is killed with SIGKILL after it answered
+ * No acknowledged event is ever lost: Zekt is killed with SIGKILL after it answered
  * the completion webhook and before it dispatched; after a restart on the same store, the delivery
  * goes out. The first process runs the API role only, so "before the dispatch" is certain.
  */

@@ -5,7 +5,7 @@ import { completedWorkflowRunExample } from '../src/test-support/github-examples
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Durable delivery on the real service and simulator (SPEC 4–7): tracked records, the consumer API,
+ * Durable delivery on the real service and simulator: tracked records, the consumer API,
  * completion tracking, replay, delivery status, connections. Zekt's clock is a manual one, so
  * expiry is reached by moving it, never by waiting.
  */

@@ -123,7 +123,7 @@ describe('durable delivery end to end', () => {
       deliveryStatus: 'Failed',
       consumerWorkflowConclusion: 'failure',
       isFinalized: true,
-      // One failed attempt before GitHub accepted the second: retry 1 (SPEC 5).
+      // One failed attempt before GitHub accepted the second: retry 1.
       retryNumber: 1,
       platformResponse: { status: 204 },
     });

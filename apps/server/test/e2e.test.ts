@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('end to end: separate processes', () => {
-  it('routes a real workflow_run.completed and its message to the consumer as SPEC section 4 says', async () => {
+  it('routes a real workflow_run.completed and its message to the consumer as docs/api.md says', async () => {
     const example = completedWorkflowRunExample();
     // biome-ignore lint/suspicious/noExplicitAny: GitHub's example payload is read field by field.
     const exampleRun = example.workflow_run as Record<string, any>;

@@ -4,7 +4,7 @@ import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-wo
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Never-started deliveries (SPEC 5) on the real service and simulator: globex/app has
+ * Never-started deliveries on the real service and simulator: globex/app has
  * no workflow listening, so GitHub (the simulator) answers 204 and nothing runs. Zekt's clock is a
  * manual one and the flagging pass is driven by hand, so "10 minutes later" is a clock move.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
 
 /**
- * Per-installation pacing (SPEC 4): each consumer installation gets its own dispatch rate, so a
+ * Per-installation pacing: each consumer installation gets its own dispatch rate, so a
  * backlog for one tenant does not hold up another's deliveries.
  */
 describe('per-installation pacing', () => {

@@ -6,7 +6,7 @@ import { eventually, type Harness, startHarness } from '../src/test-support/harn
 import type { JsonBody } from '../src/test-support/processes.js';
 
 /**
- * Durable dispatch against GitHub's failure modes (SPEC 4): the simulator answers the first
+ * Durable dispatch against GitHub's failure modes: the simulator answers the first
  * attempts with faults; every attempt is recorded with its category, GitHub's own wait instructions
  * are honoured, 404/422 are not retried, and an exhausted schedule fails the delivery.
  * Zekt's clock is a manual one that the tests move to each delivery's next attempt, so the
@@ -91,7 +91,7 @@ describe('durable dispatch retries', () => {
     expect(record).toMatchObject({
       deliveryStatus: 'Dispatched',
       dispatch: { state: 'accepted', attempts: 7 },
-      // Six failed attempts before the one GitHub accepted (SPEC 5), and the payload said so.
+      // Six failed attempts before the one GitHub accepted, and the payload said so.
       retryNumber: 6,
     });
     const sent = h.sim.dispatches({ repository: 'globex/app' });

@@ -4,7 +4,7 @@ import { setUpWorld, type World } from '../src/test-support/demo-world.js';
 import { eventually, type Harness, type HarnessOptions, startHarness } from '../src/test-support/harness.js';
 
 /**
- * The run follower (SPEC 4.1, domain/run-following.ts): with COMPLETION off, Zekt reads the consumer
+ * The run follower (domain/run-following.ts): with COMPLETION off, Zekt reads the consumer
  * run of a durable workflow_dispatch delivery itself. Its reads take the consumer installation's
  * pacing slots, shared with dispatches, and its queue is the delivery table: a worker that dies
  * holding a run loses nothing.

@@ -10,7 +10,7 @@ import { confirmOnGitHub, registerAppThroughSetup, SetupBrowser } from '../src/t
 import { createZekt } from '../src/zekt.js';
 
 /**
- * Setup mode (SPEC 12): `zekt serve` without the GitHub App's settings starts anyway, prints a
+ * Setup mode: `zekt serve` without the GitHub App's settings starts anyway, prints a
  * setup URL, and the browser that opens it registers the App from a manifest on GitHub (here the
  * simulator). Every bad input is refused without converting anything or changing the App.
  */

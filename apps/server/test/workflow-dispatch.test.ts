@@ -5,7 +5,7 @@ import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/t
 import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
 
 /**
- * Delivery by `workflow_dispatch` (SPEC 4.1), as deployed: the built server and the simulator as
+ * Delivery by `workflow_dispatch`, as deployed: the built server and the simulator as
  * separate processes, on the test project's store. A subscription of globex/app switches to a
  * workflow of its repository; GitHub (the simulator) answers each dispatch with the run it created,
  * so the delivery records that run and reaches its end with no step in the consumer workflow:

@@ -2,7 +2,7 @@ import type { ZektDelivery } from './dispatch-event.js';
 import type { AuthMethod } from './inputs.js';
 
 /**
- * Who a consumer step is (SPEC 6.1). By default the job's OIDC token: it proves the repository,
+ * Who a consumer step is. By default the job's OIDC token: it proves the repository,
  * works for every delivery (durable or not) and needs only `permissions: id-token: write`. The
  * delivery's own token (`client_payload.zekt.token`, durable deliveries only) is used when the
  * workflow asks for it (`auth: delivery-token`), or as a fallback when no OIDC token can be had —

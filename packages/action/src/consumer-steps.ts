@@ -10,7 +10,7 @@ import { callZekt, describeProblem, problemOf } from './zekt-client.js';
 type ConsumerInputs = Exclude<ActionInputs, { mode: 'message' }>;
 
 /**
- * The consumer modes (SPEC 6): `confirm` as the first step of a consumer workflow, `complete` as
+ * The consumer modes: `confirm` as the first step of a consumer workflow, `complete` as
  * its last (`if: always()`), `fetch-payload` for the message, inline or by reference.
  */
 export async function runConsumerStep(
@@ -71,7 +71,7 @@ export async function runConsumerStep(
         status = deliveryStatusOf(response.body) ?? 'unknown';
         core.info(`${describe(delivery)}: ${what} → ${status}`);
       } else if (response.status === 409 && problemOf(response.body).code === 'already_final') {
-        // The completion-tracking webhook (SPEC 6.3) may have finished the delivery first, or a
+        // The completion-tracking webhook may have finished the delivery first, or a
         // re-run repeats the step: the record is final either way, which is what this step wants.
         status = deliveryStatusOf((response.body as { record?: unknown }).record) ?? 'final';
         core.info(

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 
 /**
  * What a consumer step needs from the delivery that started its run, read from the event file at
- * `GITHUB_EVENT_PATH`: `github.event.client_payload.zekt` of a `repository_dispatch` (SPEC 4), or
- * the `zekt` input of a `workflow_dispatch` (SPEC 4.1: the same object, as a JSON text).
+ * `GITHUB_EVENT_PATH`: `github.event.client_payload.zekt` of a `repository_dispatch`, or
+ * the `zekt` input of a `workflow_dispatch` (the same object, as a JSON text).
  */
 export interface ZektDelivery {
   /** The provider's run id; sent back as it came (string or number). */

@@ -1,5 +1,5 @@
 /**
- * The message's own rules (SPEC 3.2), checked in the step before anything is sent, so a typo fails
+ * The message's own rules, checked in the step before anything is sent, so a typo fails
  * in a second with a message about the input instead of a round trip and a 400 from the service.
  * They are the service's rules: the service checks them again.
  */

@@ -6,7 +6,7 @@ import { callZekt, describeProblem } from './zekt-client.js';
 
 type MessageInputs = Extract<ActionInputs, { mode: 'message' }>;
 
-/** What the service answers with 201 (SPEC 3.2). */
+/** What the service answers with 201. */
 interface Received {
   success: true;
   eventId: string;
@@ -66,7 +66,7 @@ function pointerOf(pointer: string): string {
 }
 
 /**
- * The message mode (SPEC 3.2): posts `{ eventType, payload, repository, workflowRunId, … }` to
+ * The message mode: posts `{ eventType, payload, repository, workflowRunId, … }` to
  * `POST /api/events/receive` with the job's OIDC token, wire-compatible with the public zekt-action.
  * The service takes the repository and run from the token's claims; the body repeats them so a
  * mismatch is refused (403) instead of silently attributed.

@@ -17,7 +17,7 @@ export interface ZektResponse {
   text: string;
 }
 
-/** The fields of Zekt's `application/problem+json` answers (SPEC 10) that the action reads. */
+/** The fields of Zekt's `application/problem+json` answers that the action reads. */
 export interface Problem {
   status?: number;
   code?: string;

@@ -77,7 +77,7 @@ describe('message mode', () => {
     expect(zekt.correlationId).toBe(String(run.runId));
   });
 
-  it('sends SPEC 3.2’s body and headers, values from the GITHUB_* variables', async () => {
+  it('sends the message body and headers of docs/action.md, values from the GITHUB_* variables', async () => {
     const recorder = await relay();
     const run = await startProviderRun(h, { providerToken: world.providerToken });
     const step = await runActionStep({

@@ -25,7 +25,7 @@ interface ZektCall {
 }
 
 /**
- * A loopback stand-in for Zekt's consumer API (SPEC 6): accepts OIDC tokens that verify against the
+ * A loopback stand-in for Zekt's consumer API: accepts OIDC tokens that verify against the
  * simulator's issuer (audience `api://zekt`) and the one known delivery token; answers 401 otherwise.
  */
 async function startFakeZekt(sim: GitHubSimulator) {
@@ -98,7 +98,7 @@ beforeAll(async () => {
   });
   octokit = await app.getInstallationOctokit(installation.id);
   installationToken = await createInstallationToken(sim, installation.id);
-  // The consumer repository's completion-tracking hook (SPEC 6.3).
+  // The consumer repository's completion-tracking hook.
   await octokit.request('POST /repos/{owner}/{repo}/hooks', {
     owner: 'acme',
     repo: 'consumer',

@@ -494,7 +494,7 @@ export class ConsumerWorkflows {
     record.completedAt = toGitHubTimestamp(completed);
   }
 
-  /** One step's call to Zekt, authenticated as the consumer action would (SPEC 6.1). */
+  /** One step's call to Zekt, authenticated as the consumer action would. */
   private async call(
     ctx: SimContext,
     prepared: PreparedRun,

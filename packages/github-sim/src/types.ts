@@ -435,7 +435,7 @@ export interface FaultRuleStatus extends FaultRule {
   served: number;
 }
 
-/** What a consumer workflow's steps do with Zekt's consumer API (SPEC 6). */
+/** What a consumer workflow's steps do with Zekt's consumer API. */
 export interface ConsumerWorkflowZekt {
   /** Zekt base URL, e.g. `http://127.0.0.1:3000`. */
   url: string;

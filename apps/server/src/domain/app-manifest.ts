@@ -1,10 +1,10 @@
 /**
- * The GitHub App manifest Zekt registers its App from (SPEC 12), and where a browser posts it.
+ * The GitHub App manifest Zekt registers its App from, and where a browser posts it.
  * https://docs.github.com/apps/sharing-github-apps/registering-a-github-app-from-a-manifest
  *
  * What the App may do, and why each permission:
  * - `contents: write` — `repository_dispatch` to consumer repositories;
- * - `actions: write` — delivery by `workflow_dispatch` (SPEC 4.1), and reading workflow runs;
+ * - `actions: write` — delivery by `workflow_dispatch`, and reading workflow runs;
  * - `repository_hooks: write` — placing the provider and completion-tracking webhooks;
  * - `metadata: read` — every App has it.
  * No default events: Zekt receives workflow runs through the repository hooks it places, and

@@ -22,7 +22,7 @@ export interface ZektEnvelope {
   isReplay: boolean;
   retry: number;
   token?: string;
-  /** W3C trace context of the attempt that sent this delivery, when Zekt traces (SPEC 14). */
+  /** W3C trace context of the attempt that sent this delivery, when Zekt traces. */
   traceparent?: string;
   /** The version of the service's message schema the payload was checked against (docs/contracts.md). */
   schemaVersion?: number;
@@ -46,7 +46,7 @@ export interface DispatchBody {
  */
 export const WORKFLOW_INPUTS_LIMIT_CHARACTERS = 65_535;
 
-/** The body of a `workflow_dispatch` (SPEC 4.1): the ref and the one `zekt` input. */
+/** The body of a `workflow_dispatch`: the ref and the one `zekt` input. */
 export interface WorkflowDispatchBody {
   ref: string;
   inputs: { zekt: string };
@@ -61,7 +61,7 @@ export interface BuildDispatchInput {
   durable: boolean;
   isReplay: boolean;
   retry: number;
-  /** Per-delivery token; durable deliveries only (SPEC 6.1). */
+  /** Per-delivery token; durable deliveries only. */
   token?: string | undefined;
   /** The attempt's W3C `traceparent`; the consumer may continue the trace under it. */
   traceparent?: string | undefined;
@@ -70,7 +70,7 @@ export interface BuildDispatchInput {
   event: RunSummary;
   /** The provider's message, unchanged; `undefined` when the run sent none. */
   message: { payload: unknown } | undefined;
-  /** Where the consumer fetches the message when it does not fit (SPEC 4 `payloadRef`). */
+  /** Where the consumer fetches the message when it does not fit (`payloadRef`). */
   payloadUrl: string;
 }
 

@@ -1,7 +1,7 @@
 import { toWorkflowPath, workflowFileName } from './workflow-path.js';
 
 /**
- * How a subscription's deliveries reach the consumer repository (SPEC 4.1):
+ * How a subscription's deliveries reach the consumer repository:
  * - `repository_dispatch` (the default): `POST /repos/{owner}/{repo}/dispatches`; GitHub answers 204
  *   and starts whichever workflows listen for the event type, so Zekt learns of a run only from
  *   completion tracking (the run's name) or the consumer's confirm/complete steps.

@@ -2,7 +2,7 @@ import type { ErrorCategory } from './error-category.js';
 import { isPermanentFailure, nextAttemptAt } from './retry-schedule.js';
 
 /**
- * Delivery states and their transitions (SPEC 5; the seed's section 3). Pure: given the current
+ * Delivery states and their transitions (the seed's section 3). Pure: given the current
  * record and a trigger, says what changes. The store applies the change only if the record is still
  * in the state it was read in, so a confirm/complete call and the completion-tracking webhook for
  * the same run make one transition, not two.
@@ -110,7 +110,7 @@ export interface DispatchedDelivery {
   durable: boolean;
   /** Attempts made, including the one that just ended. */
   attemptsMade: number;
-  /** Failed attempts before this one (SPEC 5's retry number). */
+  /** Failed attempts before this one (the record's retry number). */
   retryNumber: number;
 }
 

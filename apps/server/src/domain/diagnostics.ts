@@ -4,8 +4,8 @@ import { ERROR_CATEGORIES } from './error-category.js';
 import { NOT_STARTED_CATEGORY, notStartedRecommendation } from './not-started.js';
 
 /**
- * Diagnostics of a connection (SPEC 7): failed attempts of the last 30 days grouped by category,
- * deliveries GitHub accepted but no workflow started for (`not_started`, SPEC 5), and what to do
+ * Diagnostics of a connection: failed attempts of the last 30 days grouped by category,
+ * deliveries GitHub accepted but no workflow started for (`not_started`), and what to do
  * about each category that occurred. Recommendations name the setting, permission
  * or place to look, because "an error happened" helps nobody.
  */

@@ -1,5 +1,5 @@
 /**
- * Error categories of failed dispatch attempts (SPEC 4), stored on every attempt and grouped by
+ * Error categories of failed dispatch attempts, stored on every attempt and grouped by
  * diagnostics.
  */
 export const ERROR_CATEGORIES = [

@@ -1,5 +1,5 @@
 /**
- * Never-started deliveries (SPEC 5). GitHub answers 204 to a `repository_dispatch`
+ * Never-started deliveries. GitHub answers 204 to a `repository_dispatch`
  * even when no workflow of the repository listens for that event type, or when the workflow that
  * does is not on the default branch: an accepted dispatch proves nothing ran. A durable delivery
  * GitHub accepted therefore *waits for its start*: the consumer's confirm, its complete, or any
@@ -19,7 +19,7 @@ export const NOT_STARTED_CATEGORY = 'not_started';
 /**
  * Whether a delivery GitHub just accepted starts waiting for its consumer workflow. Non-durable
  * deliveries are fire-and-forget: nobody reports their start, so they never wait. A delivery whose
- * run GitHub named in its answer (a `workflow_dispatch`, SPEC 4.1) started: GitHub created the run,
+ * run GitHub named in its answer (a `workflow_dispatch`) started: GitHub created the run,
  * so there is nothing to guess.
  * @example awaitsStart({ durable: true }) // true
  * @example awaitsStart({ durable: true, runKnown: true }) // false

@@ -1,7 +1,7 @@
 import { DAY_MS, HOUR_MS } from './duration.js';
 
 /**
- * Retention (SPEC 5): delivery records 396 days (13 months), archived payloads 90 days, messages of
+ * Retention: delivery records 396 days (13 months), archived payloads 90 days, messages of
  * runs whose completion event never arrived 24 hours. A row expires once it is strictly older than
  * its retention: a record dispatched exactly 396 days ago is still kept.
  */

@@ -1,7 +1,7 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './duration.js';
 
 /**
- * When to try a failed dispatch again. The schedule is data (SPEC 4): the n-th retry waits
+ * When to try a failed dispatch again. The schedule is data: the n-th retry waits
  * `schedule[n]`, with ±20 % jitter so deliveries that failed together do not retry together.
  * GitHub's own instructions (`Retry-After`, or `x-ratelimit-reset` once the quota is spent) win
  * over the schedule when they ask for longer, capped at 24 h.

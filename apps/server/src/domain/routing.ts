@@ -3,7 +3,7 @@ import { DEFAULT_EVENT_TYPE } from './event-type.js';
 import type { Enforcement, SchemaInForce } from './message-schema.js';
 
 /**
- * The policy check of SPEC 3.3, as a pure function: given what the store knows about a completed
+ * The policy check, as a pure function: given what the store knows about a completed
  * run, decide whether it is blocked and which deliveries to create.
  */
 export interface RoutableSubscription {
@@ -79,7 +79,7 @@ export function decideRouting(input: RoutingInput): RoutingDecision {
       consumerAccountId: subscription.consumerAccountId,
       consumerRepositoryId: subscription.consumerRepositoryId,
       eventType: input.message?.eventType ?? subscription.serviceEventType ?? DEFAULT_EVENT_TYPE,
-      // SPEC 3.3: durable needs both switches, the order the seed's console procedure sets them in;
+      // Durable needs both switches, the order the seed's console procedure sets them in;
       // a workflow_dispatch subscription needs no COMPLETION, Zekt follows the run it started (4.1).
       durable:
         subscription.durable &&

@@ -2,7 +2,7 @@ import { DAY_MS, MINUTE_MS, SECOND_MS } from './duration.js';
 import { JITTER_RATIO, MAX_RETRY_DELAY_MS, requestedDelayMs } from './retry-schedule.js';
 
 /**
- * Following a consumer run (SPEC 4.1). A `workflow_dispatch` answered with the run's id tells Zekt
+ * Following a consumer run. A `workflow_dispatch` answered with the run's id tells Zekt
  * which run its delivery started: the delivery has started (no wait, no "not started" guess), and
  * how it ends is that run's conclusion. With completion tracking on, the run's `workflow_run`
  * webhooks say so, matched by the run id; without it, Zekt reads the run itself

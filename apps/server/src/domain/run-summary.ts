@@ -1,6 +1,6 @@
 /**
  * The part of a `workflow_run` webhook that Zekt keeps and forwards: the `event` object of the
- * client payload (SPEC section 4). Extracted once at ingestion so routing and replay never need the
+ * client payload. Extracted once at ingestion so routing and replay never need the
  * raw webhook again. https://docs.github.com/webhooks/webhook-events-and-payloads#workflow_run
  */
 export interface RunSummary {
@@ -22,7 +22,7 @@ export interface CompletedRun {
   repositoryId: number;
   runId: number;
   runAttempt: number;
-  /** `display_title`: the run name, which carries the delivery id in consumer runs (SPEC 6.3). */
+  /** `display_title`: the run name, which carries the delivery id in consumer runs. */
   displayTitle: string | null;
   event: string | null;
   summary: RunSummary;

@@ -1,7 +1,7 @@
 import type { AuditAction } from './audit.js';
 
 /**
- * Subscription (connection) states and who may move them (SPEC 7 and 9). Pure: given the current
+ * Subscription (connection) states and who may move them. Pure: given the current
  * status, the decision asked for and which sides of the subscription the caller is on, says what
  * the status becomes, or why not.
  *

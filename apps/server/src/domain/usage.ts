@@ -1,5 +1,5 @@
 /**
- * Usage counters (SPEC 8): per account and calendar month (UTC). The account charged is the one
+ * Usage counters: per account and calendar month (UTC). The account charged is the one
  * whose quota or plan the work belongs to: events and messages to the provider, dispatches and
  * confirm/complete calls to the consumer (GitHub counts the dispatch against the consumer's
  * installation), webhook deliveries to the account whose hook received them.

@@ -1,5 +1,5 @@
 /**
- * Installation tokens for dispatches (SPEC 4: cached until shortly before expiry). GitHub's tokens
+ * Installation tokens for dispatches (cached until shortly before expiry). GitHub's tokens
  * live an hour. A cached token is used until `refreshAheadMs` before it expires; from then on the
  * next call starts a refresh in the background and still gets the current token, so no dispatch
  * ever waits for a token unless the installation has none that is still good. One fetch per

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 
 /**
- * Verifies GitHub Actions OIDC tokens (SPEC 3.2, 6.1): RS256 only, signed by a key from the issuer's
+ * Verifies GitHub Actions OIDC tokens: RS256 only, signed by a key from the issuer's
  * JWKS, for our audience, not expired. The run and repository a message belongs to are taken from
  * these claims, never from the request body.
  * https://docs.github.com/actions/reference/security/oidc

@@ -8,7 +8,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * Verifies a GitHub Actions OIDC token (SPEC 3.2, 6.1). A bad token is the caller's problem (401);
+ * Verifies a GitHub Actions OIDC token. A bad token is the caller's problem (401);
  * an issuer whose keys cannot be fetched is ours (503).
  */
 export async function verifyActionsToken(

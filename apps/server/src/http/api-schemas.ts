@@ -14,7 +14,7 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Nullable(Time);
 
-/** Every list pages (SPEC 9): at most 100 items, and the cursor of the next page (null on the last). */
+/** Every list pages: at most 100 items, and the cursor of the next page (null on the last). */
 const NextCursor = Nullable(
   Type.String({ description: 'pass back as ?cursor= for the next page; null on the last page' }),
 );
@@ -309,7 +309,7 @@ export const AttemptSchema = Type.Object({
   durationMs: Type.Integer(),
   outcome: Type.Union([Type.Literal('accepted'), Type.Literal('failed')]),
   status: Nullable(Type.Integer({ description: "GitHub's HTTP status; null when no answer came" })),
-  category: Nullable(Type.String({ description: 'error category (SPEC 4) of a failed attempt' })),
+  category: Nullable(Type.String({ description: 'error category of a failed attempt' })),
   message: Nullable(Type.String()),
   headers: Nullable(Type.Record(Type.String(), Type.String(), { description: 'response headers kept' })),
 });

@@ -3,7 +3,7 @@ import type { IdPrefix } from '../domain/ids.js';
 import type { KeysetPage } from '../store/page.js';
 import { HttpError } from './problem.js';
 
-/** Every list answers at most this many items per page (SPEC 9). */
+/** Every list answers at most this many items per page. */
 export const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
 

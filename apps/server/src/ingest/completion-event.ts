@@ -12,7 +12,7 @@ import { noTracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
- * A provider's `workflow_run` webhook (SPEC 3.1). Only `completed` runs are stored; the event, the
+ * A provider's `workflow_run` webhook. Only `completed` runs are stored; the event, the
  * delivery GUID and the usage counters commit together, so a retried delivery can never count or
  * route twice.
  */

@@ -10,7 +10,7 @@ import { findDeliveryOfRun } from './consumer-run-match.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
- * Completion tracking (SPEC 6.3): `workflow_run` events of a consumer repository, through the hook
+ * Completion tracking: `workflow_run` events of a consumer repository, through the hook
  * the COMPLETION switch placed. A run is a delivery's when GitHub named it in its answer to the
  * delivery's `workflow_dispatch` (matched by `workflow_run.id`, consumer-run-match.ts), or when its
  * `display_title` names the delivery (the recommended

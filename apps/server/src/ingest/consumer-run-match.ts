@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 /**
- * Which delivery a consumer run belongs to, by the run's id (SPEC 4.1): GitHub named the run in
+ * Which delivery a consumer run belongs to, by the run's id: GitHub named the run in
  * its answer to the delivery's `workflow_dispatch`, and the dispatcher recorded it with the
  * delivery. GitHub may send the run's first `workflow_run` webhooks before that answer is
  * recorded (the dispatcher commits it a few milliseconds after GitHub answered), so a

@@ -24,7 +24,7 @@ import { recordMessageSpan } from '../tracing/spans.js';
 import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
- * `POST /api/events/receive` (SPEC 3.2), after the OIDC token was verified. Wire-compatible with the
+ * `POST /api/events/receive`, after the OIDC token was verified. Wire-compatible with the
  * public zekt-action: `{ eventType, payload, repository?, workflowRunId?, workflow?, triggeredBy?,
  * commitSha?, ref?, timestamp? }`. Identity comes from the token's claims; the body may repeat the
  * repository and run id, and must then agree with them.

@@ -19,7 +19,7 @@ import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';
 
 /**
- * The retention sweeper (SPEC 5): removes what has expired, a small batch per transaction, and
+ * The retention sweeper: removes what has expired, a small batch per transaction, and
  * counts orphaned messages on their account. Time comes from the injected clock, so tests move it.
  */
 export interface SweepReport {

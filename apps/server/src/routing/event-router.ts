@@ -25,7 +25,7 @@ import { recordDeliverySpan, startRouteSpan } from '../tracing/spans.js';
 import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
- * Routes stored completion events (SPEC 3.3): one transaction per event joins the run's message,
+ * Routes stored completion events: one transaction per event joins the run's message,
  * applies the policy, and creates the deliveries and the archive. The dispatcher takes it from
  * there. Blocked runs are recorded and still charged to the provider.
  */
@@ -33,7 +33,7 @@ export interface EventRouterOptions {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** How long archived payloads are kept for replay (SPEC 5: 90 days). */
+  /** How long archived payloads are kept for replay (90 days). */
   archiveRetentionMs: number;
   /** Called after deliveries were committed, to wake the dispatcher. */
   onDeliveriesCreated: () => void;
@@ -71,7 +71,7 @@ export type RoutableEvent = Pick<
 >;
 
 export interface RouteOptions {
-  /** How long the archived payload is kept (SPEC 5: 90 days). */
+  /** How long the archived payload is kept (90 days). */
   archiveRetentionMs?: number;
   /** The event's workflow row, when the caller read it in this transaction (one read less). */
   workflowRead?: WorkflowRow | undefined;
@@ -85,7 +85,7 @@ export interface RouteOptions {
  * Routes one stored, due event inside the caller's transaction: joins the run's message, applies
  * the policy, creates the deliveries and the archive, marks the event routed or blocked. The
  * router calls it for events it claimed; ingestion calls it in the very transaction that stores an
- * event nothing needs to wait for (SPEC 4: durable deliveries are created in that transaction).
+ * event nothing needs to wait for (durable deliveries are created in that transaction).
  */
 export async function routeEvent(
   trx: Kysely<Database>,

@@ -3,7 +3,7 @@ import { deriveKey } from './keys.js';
 import { sameSecret } from './same-secret.js';
 
 /**
- * Per-delivery tokens (SPEC 6.1): an HMAC over the delivery id, sent in
+ * Per-delivery tokens: an HMAC over the delivery id, sent in
  * `client_payload.zekt.token`. It proves the bearer received that delivery and is valid only for
  * that delivery's confirm, complete and payload fetch. Nothing is stored: it is recomputed.
  */

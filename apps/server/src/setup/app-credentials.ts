@@ -5,7 +5,7 @@ import { insertStoredApp, readStoredApp } from '../store/app-setup.js';
 import type { Database } from '../store/schema.js';
 
 /**
- * Which GitHub App Zekt acts as, and where its credentials come from (SPEC 12):
+ * Which GitHub App Zekt acts as, and where its credentials come from:
  *
  * 1. the environment (`GITHUB_APP_ID`, `GITHUB_PRIVATE_KEY[_PATH]`, `GITHUB_WEBHOOK_SECRET`,
  *    `GITHUB_CLIENT_ID`/`_SECRET`) when set — it always wins;

@@ -33,7 +33,7 @@ import { type AppCredentials, storeRegisteredApp } from './app-credentials.js';
 import type { LiveAppCredentials } from './live-app-credentials.js';
 
 /**
- * Setup mode's use cases (SPEC 12): the setup code, the setup session a browser gets for it, and
+ * Setup mode's use cases: the setup code, the setup session a browser gets for it, and
  * registering the GitHub App from a manifest. The routes (http/routes/setup.ts) only translate
  * what these answer.
  *

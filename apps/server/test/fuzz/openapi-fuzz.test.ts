@@ -351,7 +351,7 @@ describe('fuzzing every route of the OpenAPI document', () => {
           expect(PROBLEMS[problem.code as keyof typeof PROBLEMS].status, where).toBe(response.status);
           expect(problem.type, where).toBe(`https://zekt.dev/problems/${problem.code}`);
           // A refused request changed nothing (consumer calls refused as already final are counted,
-          // as the usage counters promise: SPEC 8).
+          // as the usage counters promise).
           const changed = changedTables(before, await snapshotStore(h.zekt.store, BOOKKEEPING)).filter(
             (table) => !(problem.code === 'already_final' && table === 'usage_daily_shards'),
           );

@@ -4,7 +4,7 @@ import { type Harness, startHarness } from '../../src/test-support/harness.js';
 import { OAuthBrowser } from '../../src/test-support/oauth-browser.js';
 
 /**
- * A console user is the numeric GitHub id (SPEC 9). GitHub recycles logins: a
+ * A console user is the numeric GitHub id. GitHub recycles logins: a
  * different person who later holds a login must not inherit anything of its former holder.
  */
 let h: Harness;
