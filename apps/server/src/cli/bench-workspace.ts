@@ -54,11 +54,11 @@ export async function loadBenchWorkspace(): Promise<BenchWorkspace | null> {
   try {
     return (await import(BENCH_PACKAGE)) as BenchWorkspace;
   } catch (error) {
-    const code = (error as { code?: string } | null)?.code;
+    // Only the workspace itself missing, or linked but not built (its dist/index.js): a module
+    // missing further in (the simulator) is for the CLI's own message about it.
     const missing =
-      (code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(BENCH_PACKAGE)) ||
-      // The workspace is linked but not built: its package has no dist/ yet.
-      (code === 'ERR_MODULE_NOT_FOUND' && /[/\\]bench[/\\]dist[/\\]/.test((error as Error).message));
+      (error as { code?: string } | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
+      /^Cannot find (package|module) '[^']*@zekt\/bench/.test((error as Error).message);
     if (missing) return null;
     throw error;
   }
