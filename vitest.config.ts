@@ -14,6 +14,7 @@ const storeSuites = [
   'apps/server/src/store/migrations/**/*.test.ts',
   'apps/server/src/retention/**/*.test.ts',
   'apps/server/test/**/*.test.ts',
+  'bench/test/**/*.test.ts',
 ];
 // The CLI's store-independent checks, the dev demo (always SQLite), the API docs (one writer of
 // the committed OpenAPI snapshot), the console in Chromium (it reads the same API either way) and
@@ -28,9 +29,17 @@ const sqliteOnly = [
 
 export default defineConfig({
   resolve: {
-    alias: {
-      'zekt-github-sim': fileURLToPath(new URL('./packages/github-sim/src/index.ts', import.meta.url)),
-    },
+    alias: [
+      {
+        find: 'zekt-github-sim',
+        replacement: fileURLToPath(new URL('./packages/github-sim/src/index.ts', import.meta.url)),
+      },
+      // The bench reads the server through its build; its tests read the sources.
+      {
+        find: /^@zekt\/server\/dist\/(.*)$/,
+        replacement: fileURLToPath(new URL('./apps/server/src/$1', import.meta.url)),
+      },
+    ],
   },
   test: {
     testTimeout: 30_000,
@@ -46,8 +55,15 @@ export default defineConfig({
             'apps/*/test/**/*.test.ts',
             'packages/*/src/**/*.test.ts',
             'packages/*/test/**/*.test.ts',
+            'bench/src/**/*.test.ts',
+            'bench/test/**/*.test.ts',
           ],
-          exclude: ['apps/server/test/postgres/**', 'apps/server/test/container/**', '**/node_modules/**'],
+          exclude: [
+            'apps/server/test/postgres/**',
+            'bench/test/postgres/**',
+            'apps/server/test/container/**',
+            '**/node_modules/**',
+          ],
           env: { ZEKT_TEST_STORE: 'sqlite' },
         },
       },

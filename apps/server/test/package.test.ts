@@ -121,6 +121,8 @@ describe('the npm package', () => {
     expect(outside).toEqual([]);
     expect(packedFiles.filter((file) => /\.(ts|map|tsbuildinfo)$/.test(file))).toEqual([]);
     expect(packedFiles.filter((file) => /\.test\.|test-support|(^|\/)test\//.test(file))).toEqual([]);
+    // The bench is a development harness in its own workspace, not part of the service.
+    expect(packedFiles.filter((file) => /(^|\/)bench\//.test(file))).toEqual([]);
     // Packing copies the console and the changelog in and removes the copies again.
     expect(existsSync(join(repoRoot, 'apps/server/console'))).toBe(false);
     expect(existsSync(join(repoRoot, 'apps/server/CHANGELOG.md'))).toBe(false);
@@ -207,6 +209,17 @@ describe('the npm package', () => {
       `npm install "zekt-github-sim@${manifest.peerDependencies['zekt-github-sim']}"`,
     );
     expect(failure?.stderr).not.toContain('    at ');
+  });
+
+  it('says where the bench lives when zekt bench runs from the package', async () => {
+    const failure = await execFileAsync('npx', ['zekt', 'bench', '--events', '1'], { cwd: installDir }).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stderr.trim()).toBe(
+      'zekt bench runs from a clone of the repository, where the bench workspace lives: npm ci && npm run bench',
+    );
   });
 
   it('serves the API and the console with npx zekt serve on SQLite', async () => {

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { ComparePart } from '../bench/run-compare.js';
 import { ConfigError, type Environment, loadConfig, loadStoreConfig, processEnvironment } from '../config.js';
 import { redactUrl } from '../redact-url.js';
 import { explainDatabaseFailure } from '../startup/database-problems.js';
 import { OperatorError } from '../startup/operator-error.js';
 import { isStoreUnavailable } from '../store/store-errors.js';
 import type { Role } from '../zekt.js';
+import { BENCH_MISSING, type BenchWorkspace, loadBenchWorkspace } from './bench-workspace.js';
 import { CliError } from './cli-error.js';
 import {
   COMMANDS,
@@ -71,22 +71,28 @@ function helpFor(command: string, rest: string[]): string | null {
   return usage ? formatUsage(usage) : null;
 }
 
+/** The bench workspace, or the one-line way to get it (exit 2) where this is the installed package. */
+async function benchWorkspace(): Promise<BenchWorkspace> {
+  const bench = await loadBenchWorkspace();
+  if (!bench) throw new CliError(BENCH_MISSING);
+  return bench;
+}
+
 async function runCompareCommand(args: string[]): Promise<number> {
   const values = parseCommand(usageOf('bench --compare'), args);
   const rates = (values.string('rates') ?? '')
     .split(',')
     .map((rate) => positiveInteger('--rates', rate.trim(), 100_000));
   const records = values.string('records');
-  const { runCompare, COMPARE_PARTS } = await import('../bench/run-compare.js');
+  const { runCompare, COMPARE_PARTS, formatCompareReport } = await benchWorkspace();
   const onlyValue = values.string('only');
   const only = onlyValue?.split(',').map((part) => part.trim());
-  const unknownPart = only?.find((part) => !(COMPARE_PARTS as readonly string[]).includes(part));
+  const unknownPart = only?.find((part) => !COMPARE_PARTS.includes(part));
   if (unknownPart !== undefined)
     throw usageError(
       usageOf('bench --compare'),
       `--only takes ${COMPARE_PARTS.join(', ')} (got ${unknownPart})`,
     );
-  const { formatCompareReport } = await import('../bench/compare-report.js');
   const report = await runCompare({
     events: positiveInteger('--events', values.string('events'), 1_000_000),
     connections: positiveInteger('--connections', values.string('connections'), 1_000),
@@ -94,7 +100,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
     records: records === '0' ? 0 : positiveInteger('--records', records, 100_000_000),
     databaseUrl: values.string('database-url'),
     chartPath: values.string('chart') ?? null,
-    only: only as ComparePart[] | undefined,
+    only,
     profileDir: values.string('profile'),
     progress: (line) => process.stderr.write(`${line}\n`),
   });
@@ -154,8 +160,7 @@ async function main(argv: string[]): Promise<number> {
       if (rest.includes('--compare')) return runCompareCommand(rest);
       const values = parseCommand(usageOf('bench'), rest);
       const rate = values.string('rate');
-      const { runBench } = await import('../bench/run-bench.js');
-      const { formatBenchReport } = await import('../bench/bench-report.js');
+      const { runBench, formatBenchReport } = await benchWorkspace();
       const report = await runBench({
         events: positiveInteger('--events', values.string('events'), 1_000_000),
         rate: rate === '0' ? 0 : positiveInteger('--rate', rate, 10_000),
@@ -164,6 +169,7 @@ async function main(argv: string[]): Promise<number> {
         databaseUrl: values.string('database-url'),
         timeoutMs: positiveInteger('--timeout-s', values.string('timeout-s'), 86_400) * 1000,
         schema: benchSchemaMode(values.string('schema')),
+        profileDir: values.string('profile'),
         progress: (line) => process.stderr.write(`${line}\n`),
       });
       process.stdout.write(

@@ -289,6 +289,12 @@ export const COMMANDS: readonly CommandUsage[] = [
         description:
           'none, or give the demo service a message schema the messages match, enforced as off, warn or enforce (docs/performance.md)',
       },
+      {
+        name: 'profile',
+        type: 'string',
+        value: 'dir',
+        description: 'write a CPU profile of the zekt serve process here (node --cpu-prof)',
+      },
       { name: 'json', type: 'boolean', description: 'print the report as JSON' },
       { name: 'report-only', type: 'boolean', description: 'exit 1 only when an event was lost' },
     ],

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import { loadStoreConfig } from '@zekt/server/dist/config.js';
+import { openStore } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
-import { loadStoreConfig } from '../config.js';
-import { openStore } from '../store/store.js';
 import {
   COMPARE_TARGETS,
   type CompareMeasurements,

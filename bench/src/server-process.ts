@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Environment } from '../config.js';
+import type { Environment } from '@zekt/server/dist/config.js';
 
 /** A `zekt serve` child process the bench loads, and what the kernel says about its memory. */
 export interface ServerProcess {

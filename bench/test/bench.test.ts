@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchReport } from '../src/bench/bench-report.js';
-import { createTestDatabase, TEST_STORE } from '../src/test-support/test-database.js';
+import { createTestDatabase, TEST_STORE } from '../../apps/server/src/test-support/test-database.js';
+import type { BenchReport } from '../src/bench-report.js';
 
 /**
  * `zekt bench` as an operator runs it, on the test's store. What is checked is that the bench
@@ -11,7 +11,7 @@ import { createTestDatabase, TEST_STORE } from '../src/test-support/test-databas
  * service's own memory read — never how fast this shared machine happened to be: the targets are
  * the bench's verdict, not the test's (`--report-only`).
  */
-const cli = resolve(import.meta.dirname, '../dist/cli/main.js');
+const cli = resolve(import.meta.dirname, '../../apps/server/dist/cli/main.js');
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 
 beforeAll(async () => {

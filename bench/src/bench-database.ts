@@ -1,7 +1,7 @@
+import { redactUrl } from '@zekt/server/dist/redact-url.js';
+import { openStore } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { redactUrl } from '../redact-url.js';
-import { openStore } from '../store/store.js';
 
 // PostgreSQL's SQLSTATEs: the database named in the URL does not exist; it was created meanwhile.
 const INVALID_CATALOG_NAME = '3D000';

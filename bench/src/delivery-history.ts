@@ -1,9 +1,9 @@
+import { DAY_MS } from '@zekt/server/dist/domain/duration.js';
+import { newDeliveryId, newId } from '@zekt/server/dist/domain/ids.js';
+import { newDeliveryRow } from '@zekt/server/dist/store/deliveries.js';
+import type { Database, NewDelivery } from '@zekt/server/dist/store/schema.js';
+import type { Store } from '@zekt/server/dist/store/store.js';
 import type { Insertable } from 'kysely';
-import { DAY_MS } from '../domain/duration.js';
-import { newDeliveryId, newId } from '../domain/ids.js';
-import { newDeliveryRow } from '../store/deliveries.js';
-import type { Database, NewDelivery } from '../store/schema.js';
-import type { Store } from '../store/store.js';
 
 /**
  * A year of delivery history for `zekt bench --compare`'s query scenario: `records` delivery

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emptyBenchDatabase } from '../../src/bench/bench-database.js';
+import { emptyBenchDatabase } from '../../src/bench-database.js';
 
 /**
  * `zekt bench --compare --database-url` on a fresh machine: the database it names does not exist

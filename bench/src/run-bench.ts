@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { apiClient, DEMO, seedDemo } from '@zekt/server/dist/cli/demo-seed.js';
+import { environmentForSimulator } from '@zekt/server/dist/cli/simulator-environment.js';
+import { loadStoreConfig } from '@zekt/server/dist/config.js';
+import { freePort } from '@zekt/server/dist/free-port.js';
+import { openStore, type Store } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
 import { createGitHubSimulator } from 'zekt-github-sim';
-import { apiClient, DEMO, seedDemo } from '../cli/demo-seed.js';
-import { environmentForSimulator } from '../cli/simulator-environment.js';
-import { loadStoreConfig } from '../config.js';
-import { freePort } from '../free-port.js';
-import { openStore, type Store } from '../store/store.js';
 import {
   type BenchMeasurements,
   type BenchReport,
@@ -17,6 +16,7 @@ import {
 } from './bench-report.js';
 import { summarizeLatencies } from './latency-summary.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
+import { ZEKT_CLI } from './zekt-cli.js';
 
 export interface BenchOptions {
   events: number;
@@ -31,6 +31,8 @@ export interface BenchOptions {
   timeoutMs: number;
   /** `none`, or the demo service gets a schema every message matches, enforced as this (docs/performance.md). */
   schema?: BenchSchemaMode;
+  /** Write a V8 CPU profile of the `zekt serve` process here (`node --cpu-prof`); unset: none. */
+  profileDir?: string | undefined;
   /** Progress lines (stderr). */
   progress?: (line: string) => void;
 }
@@ -51,8 +53,6 @@ export const BENCH_MESSAGE_SCHEMA = {
 };
 
 const WARM_UP_RUNS = 10;
-/** This CLI's entry point, to start `zekt serve` from (dist/bench → dist/cli). */
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
 /**
  * `zekt bench`: the whole path under load. The service runs as its own process (`zekt serve`, all
@@ -81,7 +81,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       }),
       ZEKT_INSTALLATION_DISPATCH_RATE: '0',
     };
-    server = await startServerProcess({ cli: CLI, env, url: `http://127.0.0.1:${port}` });
+    server = await startServerProcess({
+      cli: ZEKT_CLI,
+      env,
+      url: `http://127.0.0.1:${port}`,
+      ...(options.profileDir ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', options.profileDir] } : {}),
+    });
     const zektUrl = server.url;
     sim.setAppWebhookUrl(`${zektUrl}/webhooks/github`);
     // The bench reads the service's store (WAL lets a second process read SQLite alongside).

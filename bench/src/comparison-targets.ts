@@ -4,17 +4,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { apiClient } from '@zekt/server/dist/cli/demo-seed.js';
+import { environmentForSimulator } from '@zekt/server/dist/cli/simulator-environment.js';
+import { createTokenForLogin } from '@zekt/server/dist/cli/token.js';
+import { type Environment, loadStoreConfig } from '@zekt/server/dist/config.js';
+import { freePort } from '@zekt/server/dist/free-port.js';
+import { createSecretBox } from '@zekt/server/dist/security/secret-box.js';
+import { openStore } from '@zekt/server/dist/store/store.js';
 import { createGitHubSimulator, type DispatchRecord, type GitHubSimulator } from 'zekt-github-sim';
-import { apiClient } from '../cli/demo-seed.js';
-import { environmentForSimulator } from '../cli/simulator-environment.js';
-import { createTokenForLogin } from '../cli/token.js';
-import { type Environment, loadStoreConfig } from '../config.js';
-import { freePort } from '../free-port.js';
-import { createSecretBox } from '../security/secret-box.js';
-import { openStore } from '../store/store.js';
 import { emptyBenchDatabase } from './bench-database.js';
 import { procStatusBytes, type ServerProcess, startServerProcess, stopChild } from './server-process.js';
 import { preciseNow } from './webhook-load.js';
+import { ZEKT_CLI } from './zekt-cli.js';
 
 /**
  * The receivers `zekt bench --compare` loads side by side, each in processes of its own, each with
@@ -39,9 +40,8 @@ export interface ComparisonTarget {
   stop(): Promise<void>;
 }
 
-const DIST = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(DIST, 'cli', 'main.js');
-const COMPARISON_PROCESS = join(DIST, 'bench', 'comparison-process.js');
+const CLI = ZEKT_CLI;
+const COMPARISON_PROCESS = fileURLToPath(new URL('./comparison-process.js', import.meta.url));
 
 export const PROVIDER = { account: 'acme', repository: 'api', user: 'alice', workflow: 'deploy.yml' };
 export const EVENT_TYPE = 'acme-deployed';
