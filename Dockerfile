@@ -39,6 +39,7 @@ COPY apps/console/package.json apps/console/
 COPY packages/github-sim/package.json packages/github-sim/
 COPY packages/github-sim/bin packages/github-sim/bin
 COPY packages/action/package.json packages/action/
+COPY packages/client/package.json packages/client/
 COPY bench/package.json bench/
 RUN npm_config_nodedir=$(cat /opt/nodedir) npm_config_build_from_source=true npm ci
 
@@ -51,7 +52,7 @@ RUN npm run build -w zekt-github-sim -w @zekt/console -w @zekt/server \
  && cp -a apps/console/package.json apps/console/dist /app/apps/console/ \
  && cp -a packages/github-sim/package.json packages/github-sim/bin packages/github-sim/dist /app/packages/github-sim/ \
  && cp deploy/container/healthcheck.mjs /app/ \
- && rm -f /app/node_modules/@zekt/action /app/node_modules/@zekt/bench \
+ && rm -f /app/node_modules/@zekt/action /app/node_modules/@zekt/bench /app/node_modules/@zekt/client \
  && find /app -name '*.tsbuildinfo' -delete \
  && cd /app/node_modules/better-sqlite3 \
  && rm -rf deps src build/deps build/Release/obj build/Release/obj.target build/Release/.deps \

@@ -29,12 +29,12 @@ describe('docs/openapi.json', () => {
   });
 });
 
-describe("the console's generated API types", () => {
-  it('are those of docs/openapi.json (refresh: npm run generate -w @zekt/console)', () => {
+describe('the generated API types (@zekt/client)', () => {
+  it('are those of docs/openapi.json (refresh: npm run generate -w @zekt/client)', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'zekt-schema-')), 'schema.d.ts');
     const cli = join(root, 'node_modules/openapi-typescript/bin/cli.js');
     execFileSync(process.execPath, [cli, join(root, 'docs/openapi.json'), '-o', out], { stdio: 'ignore' });
-    const committed = readFileSync(join(root, 'apps/console/src/api/schema.d.ts'), 'utf8');
+    const committed = readFileSync(join(root, 'packages/client/src/schema.d.ts'), 'utf8');
     expect(committed === readFileSync(out, 'utf8')).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { CliError } from './cli-error.js';
+import { createZektClient, ok, ZektApiError, type ZektClient } from './zekt-client.js';
 
 /**
  * `zekt deliveries list|show|replay`: the Delivery Status view and replay from a terminal, through
@@ -10,45 +11,39 @@ export interface DeliveriesCommand {
   write: (text: string) => void;
 }
 
-async function call(
-  command: DeliveriesCommand,
-  method: string,
-  path: string,
-): Promise<Record<string, unknown>> {
-  let response: Response;
+/** The command's API client; its failures become `CliError`s through `asCliError`. */
+export function clientOf(command: DeliveriesCommand): ZektClient {
+  return createZektClient({ baseUrl: command.url, token: command.token });
+}
+
+/** Runs `call`, saying what went wrong as the CLI does: where Zekt was looked for, or what it answered. */
+export async function asCliError<T>(command: DeliveriesCommand, call: () => Promise<T>): Promise<T> {
   try {
-    response = await fetch(command.url.replace(/\/$/, '') + path, {
-      method,
-      headers: { authorization: `Bearer ${command.token}` },
-    });
+    return await call();
   } catch (error) {
+    if (!(error instanceof ZektApiError)) throw error;
     throw new CliError(
-      `cannot reach Zekt at ${command.url}: ${(error as Error).message} (set --url, ZEKT_URL or ZEKT_BASE_URL)`,
+      error.code === 'network'
+        ? `cannot reach Zekt at ${command.url}: ${error.message} (set --url, ZEKT_URL or ZEKT_BASE_URL)`
+        : error.message,
     );
   }
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) {
-    throw new CliError(
-      `${method} ${path} answered ${response.status}: ${String(body.detail ?? response.statusText)}`,
-    );
-  }
-  return body;
 }
 
 export async function listDeliveries(
   command: DeliveriesCommand,
   filter: Record<'connection' | 'status' | 'since' | 'limit' | 'cursor', string | undefined>,
 ): Promise<void> {
-  const query = new URLSearchParams(
+  const query = Object.fromEntries(
     Object.entries(filter).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
-  const body = await call(command, 'GET', `/api/v1/deliveries${query.size > 0 ? `?${query}` : ''}`);
-  // biome-ignore lint/suspicious/noExplicitAny: a JSON answer printed field by field.
-  const deliveries = body.deliveries as Array<Record<string, any>>;
+  const body = await asCliError(command, () =>
+    ok(clientOf(command).GET('/api/v1/deliveries', { params: { query } })),
+  );
   command.write(
     `${['DELIVERY', 'STATUS', 'RETRY', 'DISPATCHED', 'CONFIRMED', 'COMPLETED', 'CONSUMER', 'CONSUMER RUN'].join('\t')}\n`,
   );
-  for (const d of deliveries) {
+  for (const d of body.deliveries) {
     const status =
       d.notStartedAt && d.deliveryStatus === 'Dispatched' ? 'Dispatched (not started)' : d.deliveryStatus;
     command.write(
@@ -60,12 +55,15 @@ export async function listDeliveries(
 }
 
 export async function showDelivery(command: DeliveriesCommand, deliveryId: string): Promise<void> {
-  command.write(
-    `${JSON.stringify(await call(command, 'GET', `/api/v1/deliveries/${encodeURIComponent(deliveryId)}`), null, 2)}\n`,
+  const delivery = await asCliError(command, () =>
+    ok(clientOf(command).GET('/api/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
   );
+  command.write(`${JSON.stringify(delivery, null, 2)}\n`);
 }
 
 export async function replay(command: DeliveriesCommand, deliveryId: string): Promise<void> {
-  const body = await call(command, 'POST', `/api/replay/${encodeURIComponent(deliveryId)}`);
+  const body = await asCliError(command, () =>
+    ok(clientOf(command).POST('/api/replay/{deliveryId}', { params: { path: { deliveryId } } })),
+  );
   command.write(`replayed as ${String(body.deliveryId)} (replay of ${String(body.replayOf)})\n`);
 }

@@ -1,6 +1,7 @@
 import type { GitHubSimulator } from 'zekt-github-sim';
 import type { Store } from '../store/store.js';
 import { createTokenForLogin } from './token.js';
+import { createZektClient, ok } from './zekt-client.js';
 
 /**
  * The demo `zekt dev` sets up, through the same paths a real user takes: the simulator installs
@@ -50,38 +51,49 @@ export async function seedDemo(input: {
   });
   const provider = (await createTokenForLogin(store, { login: DEMO.provider.user, name: 'zekt dev' })).token;
   const consumer = (await createTokenForLogin(store, { login: DEMO.consumer.user, name: 'zekt dev' })).token;
-  const asProvider = apiClient(zektUrl, provider);
-  const asConsumer = apiClient(zektUrl, consumer);
+  const asProvider = createZektClient({ baseUrl: zektUrl, token: provider });
+  const asConsumer = createZektClient({ baseUrl: zektUrl, token: consumer });
+  const [owner, repo] = DEMO.provider.repository.split('/') as [string, string];
+  const consumerRepository = DEMO.consumer.repository.split('/') as [string, string];
 
-  await asProvider('PUT', `/api/v1/repositories/${DEMO.provider.repository}/provider`, { enabled: true });
-  await asProvider(
-    'PUT',
-    `/api/v1/repositories/${DEMO.provider.repository}/workflows/${DEMO.provider.workflow}`,
-    {
-      whitelisted: true,
-    },
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/provider', {
+    params: { path: { owner, repo } },
+    body: { enabled: true },
+  });
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
+    params: { path: { owner, repo, file: DEMO.provider.workflow } },
+    body: { whitelisted: true },
+  });
+  const service = await ok(
+    asProvider.POST('/api/v1/services', {
+      body: {
+        repository: DEMO.provider.repository,
+        workflow: DEMO.provider.workflow,
+        slug: DEMO.service.slug,
+        eventType: DEMO.service.eventType,
+        description: 'Fires when acme/api finishes a deployment',
+        tags: ['deploy', 'demo'],
+        visibility: 'public',
+        published: true,
+      },
+    }),
   );
-  const service = (await asProvider('POST', '/api/v1/services', {
-    repository: DEMO.provider.repository,
-    workflow: DEMO.provider.workflow,
-    slug: DEMO.service.slug,
-    eventType: DEMO.service.eventType,
-    description: 'Fires when acme/api finishes a deployment',
-    tags: ['deploy', 'demo'],
-    visibility: 'public',
-    published: true,
-  })) as { id: string };
-  const subscription = (await asConsumer('POST', '/api/v1/subscriptions', {
-    serviceId: service.id,
-    deliversTo: DEMO.consumer.repository,
-  })) as { id: string };
-  await asProvider('POST', `/api/v1/subscriptions/${subscription.id}/approve`);
+  const subscription = await ok(
+    asConsumer.POST('/api/v1/subscriptions', {
+      body: { serviceId: service.id, deliversTo: DEMO.consumer.repository },
+    }),
+  );
+  await asProvider.POST('/api/v1/subscriptions/{id}/approve', { params: { path: { id: subscription.id } } });
   // Durable delivery: completion tracking on the consumer repository, then the subscription's switch,
   // and a consumer workflow that confirms and completes with its OIDC token, like the Zekt action does.
-  await asConsumer('PUT', `/api/v1/repositories/${DEMO.consumer.repository}/completion-tracking`, {
-    enabled: true,
+  await asConsumer.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+    params: { path: { owner: consumerRepository[0], repo: consumerRepository[1] } },
+    body: { enabled: true },
   });
-  await asConsumer('PATCH', `/api/v1/subscriptions/${subscription.id}`, { durable: true });
+  await asConsumer.PATCH('/api/v1/subscriptions/{id}', {
+    params: { path: { id: subscription.id } },
+    body: { durable: true },
+  });
   // It also runs by workflow_dispatch, so the subscription can be switched to that mode in the
   // console (Zekt Subscriptions › Delivered as) and the demo keeps working.
   sim.defineConsumerWorkflow({
@@ -110,6 +122,7 @@ export async function seedDemo(input: {
   };
 }
 
+/** An untyped caller of the API, for the benchmark's setup (the demo itself uses `createZektClient`). */
 export function apiClient(baseUrl: string, token: string) {
   return async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(baseUrl + path, {

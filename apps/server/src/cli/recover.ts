@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CliError } from './cli-error.js';
-import type { DeliveriesCommand } from './deliveries.js';
+import { asCliError, clientOf, type DeliveriesCommand } from './deliveries.js';
+import { ok } from './zekt-client.js';
 
 /**
  * `zekt deliveries recover`: starts a bulk recovery of a connection through the API (or, with
@@ -15,14 +16,6 @@ export interface RecoverOptions {
   pollMs?: number;
 }
 
-interface Recovery {
-  id: string;
-  status: 'running' | 'completed' | 'cancelled';
-  total: number;
-  replayed: number;
-  skipped: number;
-}
-
 export async function recover(command: DeliveriesCommand, options: RecoverOptions): Promise<void> {
   if (!options.connection || !options.since) {
     throw new CliError(
@@ -30,13 +23,15 @@ export async function recover(command: DeliveriesCommand, options: RecoverOption
     );
   }
   const states = (options.states ?? 'failed').split(',').filter((s) => s !== '');
-  const base = `/api/v1/connections/${encodeURIComponent(options.connection)}/recoveries`;
+  const client = clientOf(command);
+  const { connection: id, since } = options;
   if (options.dryRun) {
-    const query = new URLSearchParams({ since: options.since, states: states.join(',') });
-    const preview = await call<{ total: number; toReplay: number }>(
-      command,
-      'GET',
-      `${base}/preview?${query}`,
+    const preview = await asCliError(command, () =>
+      ok(
+        client.GET('/api/v1/connections/{id}/recoveries/preview', {
+          params: { path: { id }, query: { since, states: states.join(',') } },
+        }),
+      ),
     );
     command.write(
       `${preview.toReplay} deliveries would be replayed (${preview.total} ${states.join('/')} since ${options.since}, ${preview.total - preview.toReplay} replayed already)\n`,
@@ -44,10 +39,15 @@ export async function recover(command: DeliveriesCommand, options: RecoverOption
     return;
   }
   // One key for this invocation: a request retried after a lost answer returns the same recovery.
-  let recovery = await call<Recovery>(command, 'POST', base, {
-    body: { since: options.since, states },
-    headers: { 'idempotency-key': `cli-${randomUUID()}` },
-  });
+  let recovery = await asCliError(command, () =>
+    ok(
+      client.POST('/api/v1/connections/{id}/recoveries', {
+        params: { path: { id } },
+        body: { since, states },
+        headers: { 'idempotency-key': `cli-${randomUUID()}` },
+      }),
+    ),
+  );
   command.write(`recovery ${recovery.id} started: ${recovery.total} deliveries to look at\n`);
   let last = '';
   for (;;) {
@@ -56,37 +56,13 @@ export async function recover(command: DeliveriesCommand, options: RecoverOption
     last = line;
     if (recovery.status !== 'running') return;
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1000));
-    recovery = await call<Recovery>(command, 'GET', `${base}/${encodeURIComponent(recovery.id)}`);
-  }
-}
-
-async function call<T>(
-  command: DeliveriesCommand,
-  method: string,
-  path: string,
-  request: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(command.url.replace(/\/$/, '') + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${command.token}`,
-        ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...request.headers,
-      },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    });
-  } catch (error) {
-    throw new CliError(
-      `cannot reach Zekt at ${command.url}: ${(error as Error).message} (set --url, ZEKT_URL or ZEKT_BASE_URL)`,
+    const recoveryId = recovery.id;
+    recovery = await asCliError(command, () =>
+      ok(
+        client.GET('/api/v1/connections/{id}/recoveries/{recoveryId}', {
+          params: { path: { id, recoveryId } },
+        }),
+      ),
     );
   }
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) {
-    throw new CliError(
-      `${method} ${path} answered ${response.status}: ${String(body.detail ?? response.statusText)}`,
-    );
-  }
-  return body as T;
 }

@@ -1,3 +1,4 @@
+import { ok } from '../cli/zekt-client.js';
 import type { Harness } from './harness.js';
 
 /**
@@ -24,28 +25,34 @@ export async function setUpWorld(h: Harness, options: { eventType?: string } = {
   });
   const providerToken = await h.tokenFor('alice');
   const consumerToken = await h.tokenFor('bob');
-  const ok = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await h.call(method, path, { token, body });
-    if (response.status >= 300)
-      throw new Error(`${method} ${path} → ${response.status} ${JSON.stringify(response.body)}`);
-    return response.body;
-  };
-  await ok('PUT', '/api/v1/repositories/acme/api/provider', providerToken, { enabled: true });
-  await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', providerToken, { whitelisted: true });
-  const service = await ok('POST', '/api/v1/services', providerToken, {
-    repository: 'acme/api',
-    workflow: 'deploy.yml',
-    slug: 'acme-deploys',
-    eventType: options.eventType ?? 'acme-deployed',
-    description: 'acme/api deployments',
-    tags: ['deploy'],
-    published: true,
+  const asProvider = h.client(providerToken);
+  const asConsumer = h.client(consumerToken);
+  const provider = { owner: 'acme', repo: 'api' };
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/provider', {
+    params: { path: provider },
+    body: { enabled: true },
   });
-  const subscription = await ok('POST', '/api/v1/subscriptions', consumerToken, {
-    serviceId: service.id,
-    deliversTo: 'globex/app',
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
+    params: { path: { ...provider, file: 'deploy.yml' } },
+    body: { whitelisted: true },
   });
-  await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, providerToken);
+  const service = await ok(
+    asProvider.POST('/api/v1/services', {
+      body: {
+        repository: 'acme/api',
+        workflow: 'deploy.yml',
+        slug: 'acme-deploys',
+        eventType: options.eventType ?? 'acme-deployed',
+        description: 'acme/api deployments',
+        tags: ['deploy'],
+        published: true,
+      },
+    }),
+  );
+  const subscription = await ok(
+    asConsumer.POST('/api/v1/subscriptions', { body: { serviceId: service.id, deliversTo: 'globex/app' } }),
+  );
+  await asProvider.POST('/api/v1/subscriptions/{id}/approve', { params: { path: { id: subscription.id } } });
   return { providerToken, consumerToken, serviceId: service.id, subscriptionId: subscription.id };
 }
 
@@ -67,16 +74,15 @@ export async function placedHookId(
 
 /** Turns the world's subscription durable: completion tracking on globex/app, then the switch. */
 export async function makeDurable(h: Harness, world: World): Promise<void> {
-  const tracking = await h.call('PUT', '/api/v1/repositories/globex/app/completion-tracking', {
-    token: world.consumerToken,
+  const asConsumer = h.client(world.consumerToken);
+  await asConsumer.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+    params: { path: { owner: 'globex', repo: 'app' } },
     body: { enabled: true },
   });
-  if (tracking.status !== 200) throw new Error(`completion tracking: ${JSON.stringify(tracking.body)}`);
-  const durable = await h.call('PATCH', `/api/v1/subscriptions/${world.subscriptionId}`, {
-    token: world.consumerToken,
+  await asConsumer.PATCH('/api/v1/subscriptions/{id}', {
+    params: { path: { id: world.subscriptionId } },
     body: { durable: true },
   });
-  if (durable.status !== 200) throw new Error(`durable: ${JSON.stringify(durable.body)}`);
 }
 
 /**

@@ -5,10 +5,12 @@ import { type Logger, pino } from 'pino';
 import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { createTokenForLogin } from '../cli/token.js';
+import { createZektClient, type ZektClient } from '../cli/zekt-client.js';
 import { type Config, loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
+import { injectFetch } from './inject-fetch.js';
 import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 export { freePort } from '../free-port.js';
@@ -36,6 +38,11 @@ export interface Harness {
     path: string,
     options?: { token?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<ApiResponse>;
+  /**
+   * The typed API client (the CLI's) as `token`, over the same transport as `call`; for setting
+   * a world up, where an error answer should throw rather than be asserted on.
+   */
+  client(token?: string): ZektClient;
   close(): Promise<void>;
 }
 
@@ -150,6 +157,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     tokenFor: async (login) => (await createTokenForLogin(zekt.store, { login })).token,
     call,
+    client: (token) =>
+      createZektClient({
+        baseUrl: url,
+        ...(token === undefined ? {} : { token }),
+        ...(options.transport === 'inject' ? { fetch: injectFetch(zekt.http, new URL(url).host) } : {}),
+      }),
     async close() {
       await zekt.stop();
       await sim.close();

@@ -1,10 +1,11 @@
 import { expect } from 'vitest';
+import { createZektClient, ok } from '../cli/zekt-client.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
 
 /**
  * The demo world (provider acme/api, consumer globex/app, approved subscription) set up against
  * separate processes: installations through the simulator's control API, tokens with the `zekt`
- * CLI, everything else through the management API.
+ * CLI, everything else through the management API's typed client.
  */
 export interface RemoteWorld {
   alice: string;
@@ -49,27 +50,34 @@ export async function setUpRemoteWorld(input: {
       .pop()!;
   const alice = await tokenOf('alice');
   const bob = await tokenOf('bob');
-  const ok = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await json(method, zektUrl + path, body, token);
-    expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-    return response.body;
-  };
-  await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
-  await ok('PUT', `/api/v1/repositories/acme/api/workflows/${input.workflow}`, alice, { whitelisted: true });
-  const service = await ok('POST', '/api/v1/services', alice, {
-    repository: 'acme/api',
-    workflow: input.workflow,
-    slug: 'acme-service',
-    published: true,
+  const asAlice = createZektClient({ baseUrl: zektUrl, token: alice });
+  const asBob = createZektClient({ baseUrl: zektUrl, token: bob });
+  await asAlice.PUT('/api/v1/repositories/{owner}/{repo}/provider', {
+    params: { path: { owner: 'acme', repo: 'api' } },
+    body: { enabled: true },
   });
-  const subscription = await ok('POST', '/api/v1/subscriptions', bob, {
-    serviceId: service.id,
-    deliversTo: 'globex/app',
+  await asAlice.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
+    params: { path: { owner: 'acme', repo: 'api', file: input.workflow } },
+    body: { whitelisted: true },
   });
-  await ok('POST', `/api/v1/subscriptions/${subscription.id}/approve`, alice);
+  const service = await ok(
+    asAlice.POST('/api/v1/services', {
+      body: { repository: 'acme/api', workflow: input.workflow, slug: 'acme-service', published: true },
+    }),
+  );
+  const subscription = await ok(
+    asBob.POST('/api/v1/subscriptions', { body: { serviceId: service.id, deliversTo: 'globex/app' } }),
+  );
+  await asAlice.POST('/api/v1/subscriptions/{id}/approve', { params: { path: { id: subscription.id } } });
   if (input.durable) {
-    await ok('PUT', '/api/v1/repositories/globex/app/completion-tracking', bob, { enabled: true });
-    await ok('PATCH', `/api/v1/subscriptions/${subscription.id}`, bob, { durable: true });
+    await asBob.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+      params: { path: { owner: 'globex', repo: 'app' } },
+      body: { enabled: true },
+    });
+    await asBob.PATCH('/api/v1/subscriptions/{id}', {
+      params: { path: { id: subscription.id } },
+      body: { durable: true },
+    });
   }
   return {
     alice,
