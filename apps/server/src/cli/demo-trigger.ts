@@ -3,6 +3,7 @@ import type { Environment } from '../config.js';
 import { CliError } from './cli-error.js';
 import type { DemoState } from './demo-seed.js';
 import { demoStatePath } from './dev-paths.js';
+import { type Answer, createZektClient, ok } from './zekt-client.js';
 
 /**
  * `zekt demo-trigger [payload]`: asks the simulator to run the demo provider workflow — the message
@@ -88,36 +89,26 @@ export async function runDemoTrigger(input: {
   );
 }
 
-interface DeliverySummary {
-  deliveryId: string;
-  deliveryStatus: string;
-  retryNumber: number;
-}
+type DeliverySummary = Answer<'/api/v1/deliveries', 'get'>['deliveries'][number];
+type DeliveryRecord = Answer<'/api/v1/deliveries/{deliveryId}', 'get'>;
 
-interface DeliveryRecord extends DeliverySummary {
-  failureReason?: string;
-  attempts?: Array<{
-    number: number;
-    status: number | null;
-    category: string | null;
-    message: string | null;
-  }>;
+/** The management API as the demo's provider (alice) calls it. */
+function providerClient(demo: DemoState) {
+  return createZektClient({ baseUrl: demo.zektUrl, token: demo.tokens.provider });
 }
 
 /** The delivery records Zekt made for one provider run (its correlation id), as the provider sees them. */
 async function deliveriesOfRun(demo: DemoState, runId: number): Promise<DeliverySummary[]> {
-  const response = await fetch(`${demo.zektUrl}/api/v1/deliveries?runId=${runId}`, {
-    headers: { authorization: `Bearer ${demo.tokens.provider}` },
-  });
-  if (!response.ok) throw new CliError(`Zekt answered GET /api/v1/deliveries with ${response.status}`);
-  return ((await response.json()) as { deliveries: DeliverySummary[] }).deliveries;
+  const page = await ok(
+    providerClient(demo).GET('/api/v1/deliveries', { params: { query: { runId: String(runId) } } }),
+  );
+  return page.deliveries;
 }
 
 async function deliveryRecord(demo: DemoState, deliveryId: string): Promise<DeliveryRecord> {
-  const response = await fetch(`${demo.zektUrl}/api/v1/deliveries/${deliveryId}`, {
-    headers: { authorization: `Bearer ${demo.tokens.provider}` },
-  });
-  return (await response.json()) as DeliveryRecord;
+  return ok(
+    providerClient(demo).GET('/api/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } }),
+  );
 }
 
 /** A Failed record as the user needs it: why, and what GitHub answered to the last attempt. */
@@ -132,10 +123,7 @@ function describeFailure(record: DeliveryRecord): string {
 /** Follows the durable delivery record until the consumer's workflow has finished with it. */
 async function reportRecord(demo: DemoState, deliveryId: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
-    const response = await fetch(`${demo.zektUrl}/api/v1/deliveries/${deliveryId}`, {
-      headers: { authorization: `Bearer ${demo.tokens.provider}` },
-    });
-    const record = (await response.json()) as Record<string, unknown>;
+    const record = await deliveryRecord(demo, deliveryId);
     if (record.isFinalized) {
       process.stdout.write(
         `delivery record: ${String(record.deliveryStatus)} (dispatched ${String(record.dispatchedAt)}, confirmed ${String(record.confirmedAt)}, completed ${String(record.completedAt)}); see GET /api/v1/deliveries/${deliveryId}\n`,
