@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { SETTING_GROUPS } from './config/setting.js';
+import { settingsHelp, withSettingsTables } from './config/settings-doc.js';
 import { ConfigError, githubWebUrlFor, loadConfig, SETTINGS } from './config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n';
@@ -197,16 +199,25 @@ describe('console login settings', () => {
 });
 
 describe('docs/configuration.md', () => {
+  const page = new URL('../../../docs/configuration.md', import.meta.url);
+
+  it('holds the tables the settings are declared in (refresh: vitest run apps/server/src/config.test.ts -u)', async () => {
+    const generated = withSettingsTables(readFileSync(page, 'utf8'), SETTING_GROUPS);
+    // Whole rows, each setting's default and meaning included, not just its name; -u writes them.
+    await expect(generated).toMatchFileSnapshot(page.pathname);
+  });
+
   it('documents every setting `zekt serve --help` lists', () => {
-    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const doc = readFileSync(page, 'utf8');
     // The first cell of a table row names the variable(s) it documents.
     const documented = doc
       .split('\n')
       .filter((line) => line.startsWith('|'))
       .map((line) => line.split('|')[1] ?? '');
-    const undocumented = SETTINGS.map((s) => s.name).filter(
+    const undocumented = Object.keys(SETTINGS).filter(
       (name) => !documented.some((cell) => cell.includes(`\`${name}\``)),
     );
     expect(undocumented).toEqual([]);
+    expect(settingsHelp().map((line) => line.trim().split(' ')[0])).toEqual(Object.keys(SETTINGS));
   });
 });

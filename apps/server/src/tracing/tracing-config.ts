@@ -1,9 +1,9 @@
 import { redactUrl } from '../redact-url.js';
 
 /**
- * The standard OpenTelemetry variables Zekt honours (docs/configuration.md, *Tracing*), parsed in
- * config.ts's one pass: config.ts hands over its reader of the environment, and every problem
- * joins the others. Tracing is off (null) unless an OTLP endpoint is set.
+ * The standard OpenTelemetry variables Zekt honours (docs/configuration.md, *Tracing*; declared in
+ * config/settings.ts), parsed in config.ts's one pass: config.ts hands over its reader of the
+ * environment, and every problem joins the others. Tracing is off (null) unless an OTLP endpoint is set.
  * https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
  * https://opentelemetry.io/docs/specs/otel/protocol/exporter/
  */
@@ -36,48 +36,6 @@ export const SAMPLER_KINDS = [
   'parentbased_traceidratio',
 ] as const;
 export type SamplerKind = (typeof SAMPLER_KINDS)[number];
-
-/** For `zekt serve --help` and the documentation test: every variable read below. */
-export const TRACING_SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
-  {
-    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
-    description: 'OTLP/HTTP base URL (spans go to <url>/v1/traces); unset: tracing off',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'the full traces URL, instead of the base URL' },
-  {
-    name: 'OTEL_EXPORTER_OTLP_HEADERS',
-    description: 'key=value,… sent with every export (also OTEL_EXPORTER_OTLP_TRACES_HEADERS)',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', description: 'headers for traces only; win over the above' },
-  { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: 'http/json, the only one (default http/json)' },
-  {
-    name: 'OTEL_EXPORTER_OTLP_TIMEOUT',
-    description: 'one export gives up after this many ms (default 10000)',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_COMPRESSION', description: 'none or gzip (default none)' },
-  { name: 'OTEL_SERVICE_NAME', description: 'service.name of the spans (default zekt)' },
-  { name: 'OTEL_RESOURCE_ATTRIBUTES', description: 'key=value,… added to every span’s resource' },
-  {
-    name: 'OTEL_TRACES_SAMPLER',
-    description: `${SAMPLER_KINDS.join(', ')} (default parentbased_always_on)`,
-  },
-  {
-    name: 'OTEL_TRACES_SAMPLER_ARG',
-    description: 'the ratio of the traceidratio samplers, 0 to 1 (default 1)',
-  },
-  { name: 'OTEL_TRACES_EXPORTER', description: 'otlp (default) or none (tracing off)' },
-  { name: 'OTEL_SDK_DISABLED', description: 'true turns tracing off' },
-  {
-    name: 'OTEL_BSP_MAX_QUEUE_SIZE',
-    description: 'spans waiting for export at most, then dropped (default 2048)',
-  },
-  { name: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', description: 'spans per export at most (default 512)' },
-  { name: 'OTEL_BSP_SCHEDULE_DELAY', description: 'ms a partial batch waits for more spans (default 5000)' },
-  {
-    name: 'OTEL_BSP_EXPORT_TIMEOUT',
-    description: 'ms the queue waits for one export at most (default 30000)',
-  },
-];
 
 /**
  * Reads the OTEL_* variables through `value` (config.ts's reader: trimmed, '' as unset); pushes a
