@@ -1,7 +1,13 @@
 import type { Setting, SettingGroup } from './setting.js';
-import { SETTINGS, type SettingName } from './settings.js';
+import { SETTINGS } from './settings.js';
+import { TRACING_SETTINGS } from './tracing-settings.js';
 
-const entries = Object.entries(SETTINGS) as [SettingName, Setting<unknown>][];
+/** Every variable Zekt reads, in the order `--help` and the docs list them. */
+export const DOCUMENTED_SETTINGS = Object.entries({ ...SETTINGS, ...TRACING_SETTINGS }) as [
+  string,
+  Setting<unknown>,
+][];
+const entries = DOCUMENTED_SETTINGS;
 
 /** The `Environment:` lines of `zekt serve --help`: every variable, with its default. */
 export function settingsHelp(): string[] {

@@ -4,7 +4,6 @@ import { DEFAULT_NOT_STARTED_AFTER_MS } from '../domain/not-started.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../domain/retry-schedule.js';
 import { DEFAULT_RUN_FOLLOW_SCHEDULE_MS } from '../domain/run-following.js';
 import { parseWebhookSecret } from '../security/standard-webhooks.js';
-import { SAMPLER_KINDS } from '../tracing/tracing-config.js';
 import {
   custom,
   duration,
@@ -13,7 +12,6 @@ import {
   integer,
   oneOf,
   optionalText,
-  passedOn,
   type Setting,
   text,
   url,
@@ -437,133 +435,6 @@ export const SETTINGS = {
     shown: 'development',
     // Anything but production or test is development: tools set NODE_ENV to words of their own.
     read: (raw): (typeof MODES)[number] => MODES.find((m) => m === raw) ?? 'development',
-  }),
-
-  // The standard OpenTelemetry variables: tracing-config.ts reads them, only when tracing is on.
-  OTEL_EXPORTER_OTLP_ENDPOINT: passedOn({
-    group: 'tracing',
-    help: 'OTLP/HTTP base URL (spans go to <url>/v1/traces); unset: tracing off',
-    doc: "base URL of an OTLP/HTTP receiver (an OpenTelemetry Collector's HTTP port, `http://collector:4318`); spans are POSTed to `<url>/v1/traces`",
-    docDefault: 'unset: tracing off',
-    shown: null,
-  }),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: passedOn({
-    group: 'tracing',
-    help: 'the full traces URL, instead of the base URL',
-    doc: 'the full traces URL, used as given; wins over the base URL',
-    shown: null,
-  }),
-  OTEL_EXPORTER_OTLP_HEADERS: passedOn({
-    group: 'tracing',
-    help: 'key=value,… sent with every export (also OTEL_EXPORTER_OTLP_TRACES_HEADERS)',
-    doc: "`key=value,key2=value2` (values percent-encoded) sent with every export, e.g. a backend's API key; the traces-only ones win",
-    shown: null,
-  }),
-  OTEL_EXPORTER_OTLP_TRACES_HEADERS: passedOn({
-    group: 'tracing',
-    help: 'headers for traces only; win over the above',
-    doc: '',
-    sameRowAs: 'OTEL_EXPORTER_OTLP_HEADERS',
-    shown: null,
-  }),
-  OTEL_EXPORTER_OTLP_PROTOCOL: passedOn({
-    group: 'tracing',
-    help: 'http/json, the only one',
-    doc: "the only protocol Zekt speaks: OTLP over HTTP with JSON bodies (`grpc` and `http/protobuf` are refused at start-up; every Collector's `otlp` receiver accepts JSON on its HTTP port). `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` likewise",
-    shown: 'http/json',
-  }),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: passedOn({
-    group: 'tracing',
-    help: 'the same, for traces only',
-    doc: '',
-    sameRowAs: 'OTEL_EXPORTER_OTLP_PROTOCOL',
-    shown: 'http/json',
-  }),
-  OTEL_EXPORTER_OTLP_TIMEOUT: passedOn({
-    group: 'tracing',
-    help: 'one export gives up after this many ms',
-    doc: 'ms one export may take (`OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` wins); then its spans are dropped and counted. A stopping process waits for its last export at most this long, and never more than 5 s',
-    shown: '10000',
-  }),
-  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: passedOn({
-    group: 'tracing',
-    help: 'the same, for traces only; wins over the above',
-    doc: '',
-    sameRowAs: 'OTEL_EXPORTER_OTLP_TIMEOUT',
-    shown: '10000',
-  }),
-  OTEL_EXPORTER_OTLP_COMPRESSION: passedOn({
-    group: 'tracing',
-    help: 'none or gzip',
-    doc: '`none` or `gzip`',
-    shown: 'none',
-  }),
-  OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: passedOn({
-    group: 'tracing',
-    help: 'the same, for traces only; wins over the above',
-    doc: '',
-    sameRowAs: 'OTEL_EXPORTER_OTLP_COMPRESSION',
-    shown: 'none',
-  }),
-  OTEL_SERVICE_NAME: passedOn({
-    group: 'tracing',
-    help: 'service.name of the spans',
-    doc: '`service.name` of the spans',
-    shown: 'zekt',
-  }),
-  OTEL_RESOURCE_ATTRIBUTES: passedOn({
-    group: 'tracing',
-    help: 'key=value,… added to every span’s resource',
-    doc: "`key=value,…` added to the spans' resource (`deployment.environment=prod`)",
-    shown: null,
-  }),
-  OTEL_TRACES_SAMPLER: passedOn({
-    group: 'tracing',
-    help: SAMPLER_KINDS.join(', '),
-    doc: `${SAMPLER_KINDS.map((k) => `\`${k}\``).join(', ')}. The trace id comes from the run key, so a ratio keeps or drops whole runs on every process`,
-    shown: 'parentbased_always_on',
-  }),
-  OTEL_TRACES_SAMPLER_ARG: passedOn({
-    group: 'tracing',
-    help: 'the ratio of the traceidratio samplers, 0 to 1',
-    doc: 'the ratio (0 to 1) of the `traceidratio` samplers',
-    shown: '1',
-  }),
-  OTEL_TRACES_EXPORTER: passedOn({
-    group: 'tracing',
-    help: 'otlp or none (tracing off)',
-    doc: '`none` turns tracing off with the endpoint set',
-    shown: 'otlp',
-  }),
-  OTEL_SDK_DISABLED: passedOn({
-    group: 'tracing',
-    help: 'true turns tracing off',
-    doc: '`true` turns tracing off with the endpoint set',
-    shown: 'false',
-  }),
-  OTEL_BSP_MAX_QUEUE_SIZE: passedOn({
-    group: 'tracing',
-    help: 'spans waiting for export at most, then dropped',
-    doc: 'spans waiting for export at most; beyond it spans are dropped (`zekt_trace_spans_dropped_total{reason="queue_full"}`), never waited for',
-    shown: '2048',
-  }),
-  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: passedOn({
-    group: 'tracing',
-    help: 'spans per export at most',
-    doc: 'spans per export at most (at most the queue size)',
-    shown: '512',
-  }),
-  OTEL_BSP_SCHEDULE_DELAY: passedOn({
-    group: 'tracing',
-    help: 'ms a partial batch waits for more spans',
-    doc: 'ms a batch smaller than the maximum waits for more spans before it is exported',
-    shown: '5000',
-  }),
-  OTEL_BSP_EXPORT_TIMEOUT: passedOn({
-    group: 'tracing',
-    help: 'ms the queue waits for one export at most',
-    doc: 'ms the queue waits for one export whatever the exporter does, before it moves on (a backstop behind `OTEL_EXPORTER_OTLP_TIMEOUT`)',
-    shown: '30000',
   }),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -1,3 +1,10 @@
+import type { Setting } from '../config/setting.js';
+import {
+  DEFAULT_SAMPLER,
+  SAMPLER_KINDS,
+  type SamplerKind,
+  TRACING_SETTINGS,
+} from '../config/tracing-settings.js';
 import { redactUrl } from '../redact-url.js';
 
 /**
@@ -27,15 +34,7 @@ export interface TracingConfig {
   exportTimeoutMs: number;
 }
 
-export const SAMPLER_KINDS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
-export type SamplerKind = (typeof SAMPLER_KINDS)[number];
+export { SAMPLER_KINDS, type SamplerKind } from '../config/tracing-settings.js';
 
 /**
  * Reads the OTEL_* variables through `value` (config.ts's reader: trimmed, '' as unset); pushes a
@@ -71,21 +70,16 @@ export function parseTracingConfig(
   if (compression !== undefined && compression !== 'none' && compression !== 'gzip') {
     problems.push(`OTEL_EXPORTER_OTLP_COMPRESSION must be none or gzip (got ${JSON.stringify(compression)})`);
   }
-  const integer = (names: string[], fallback: number, min: number, max: number): number => {
-    for (const name of names) {
-      const raw = value(name);
-      if (raw === undefined) continue;
-      const parsed = Number(raw);
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-        return fallback;
-      }
-      return parsed;
-    }
-    return fallback;
+  // The first of `names` that is set, read with the bounds and default of the table's `setting`.
+  const integer = (setting: Setting<number>, ...names: string[]): number => {
+    const name = names.find((n) => value(n) !== undefined) ?? names[0]!;
+    return setting.read(value(name), name, problems);
   };
+  const { OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE } =
+    TRACING_SETTINGS;
+  const { OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT, OTEL_SERVICE_NAME } = TRACING_SETTINGS;
 
-  const samplerRaw = value('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const samplerRaw = value('OTEL_TRACES_SAMPLER') ?? DEFAULT_SAMPLER;
   const kind = SAMPLER_KINDS.find((k) => k === samplerRaw);
   if (kind === undefined) {
     problems.push(
@@ -103,9 +97,9 @@ export function parseTracingConfig(
     }
   }
 
-  const maxQueueSize = integer(['OTEL_BSP_MAX_QUEUE_SIZE'], 2048, 1, 1_000_000);
+  const maxQueueSize = integer(OTEL_BSP_MAX_QUEUE_SIZE, 'OTEL_BSP_MAX_QUEUE_SIZE');
   const maxExportBatchSize = Math.min(
-    integer(['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 512, 1, 1_000_000),
+    integer(OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
     maxQueueSize,
   );
   return {
@@ -116,18 +110,17 @@ export function parseTracingConfig(
     },
     compression: compression === 'gzip' ? 'gzip' : 'none',
     timeoutMs: integer(
-      ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'],
-      10_000,
-      100,
-      600_000,
+      OTEL_EXPORTER_OTLP_TIMEOUT,
+      'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+      'OTEL_EXPORTER_OTLP_TIMEOUT',
     ),
-    serviceName: value('OTEL_SERVICE_NAME') ?? 'zekt',
+    serviceName: OTEL_SERVICE_NAME.read(value('OTEL_SERVICE_NAME'), 'OTEL_SERVICE_NAME', problems),
     resourceAttributes: keyValues('OTEL_RESOURCE_ATTRIBUTES', value, problems, { secret: false }),
-    sampler: { kind: kind ?? 'parentbased_always_on', ratio },
+    sampler: { kind: kind ?? DEFAULT_SAMPLER, ratio },
     maxQueueSize,
     maxExportBatchSize,
-    scheduleDelayMs: integer(['OTEL_BSP_SCHEDULE_DELAY'], 5_000, 0, 600_000),
-    exportTimeoutMs: integer(['OTEL_BSP_EXPORT_TIMEOUT'], 30_000, 100, 600_000),
+    scheduleDelayMs: integer(OTEL_BSP_SCHEDULE_DELAY, 'OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMs: integer(OTEL_BSP_EXPORT_TIMEOUT, 'OTEL_BSP_EXPORT_TIMEOUT'),
   };
 }
 
