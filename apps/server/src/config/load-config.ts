@@ -36,7 +36,7 @@ export function loadConfig(env: Environment, options: LoadConfigOptions = {}): C
 
   let privateKey = values.GITHUB_PRIVATE_KEY;
   const keyPath = values.GITHUB_PRIVATE_KEY_PATH;
-  if (privateKey === null && keyPath !== null && APP_SETTING_NAMES.some(given)) {
+  if (privateKey === null && keyPath !== null) {
     try {
       privateKey = readFile(resolve(cwd, keyPath));
     } catch (error) {
@@ -78,7 +78,7 @@ function configFrom(
     tracing: TracingConfig | null;
   },
 ) {
-  const apiUrl = v.GITHUB_API_URL ?? 'https://api.github.com';
+  const apiUrl = v.GITHUB_API_URL;
   return {
     mode: v.NODE_ENV,
     host: v.HOST,
@@ -93,7 +93,7 @@ function configFrom(
       webUrl: v.GITHUB_URL ?? githubWebUrlFor(apiUrl),
     },
     oidc: {
-      issuer: v.ZEKT_OIDC_ISSUER ?? 'https://token.actions.githubusercontent.com',
+      issuer: v.ZEKT_OIDC_ISSUER,
       audience: v.ZEKT_OIDC_AUDIENCE,
     },
     /** Key material for MACs and for encrypting hook secrets at rest. */

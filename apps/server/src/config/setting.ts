@@ -109,19 +109,21 @@ export function oneOf<const W extends string>(
   });
 }
 
+interface UrlRules {
+  protocols: string[];
+  /** The problem with a URL it refuses beyond its protocol (credentials written into it). */
+  check?: (value: string, name: string) => string | null;
+}
+
 /**
- * An absolute URL of one of `protocols`, without its trailing slashes; null when unset without a
- * default, or refused.
+ * An absolute URL of one of `protocols`, without its trailing slashes. Without a default it is
+ * null when unset; a refused one reads as the default (or null).
  */
-export function url(
-  d: Described & {
-    default?: string;
-    protocols: string[];
-    /** The problem with a URL it refuses beyond its protocol (credentials written into it). */
-    check?: (value: string, name: string) => string | null;
-  },
-): Setting<string | null> {
-  return setting(d, d.default ?? null, (raw, name, problems) => {
+export function url(d: Described & UrlRules & { default: string }): Setting<string>;
+export function url(d: Described & UrlRules): Setting<string | null>;
+export function url(d: Described & UrlRules & { default?: string }): Setting<string | null> {
+  const fallback = d.default ?? null;
+  return setting(d, fallback, (raw, name, problems) => {
     const given = raw ?? d.default;
     if (given === undefined) return null;
     // Problems quote the value, never credentials written into it.
@@ -130,17 +132,17 @@ export function url(
       const parsed = new URL(given);
       if (!d.protocols.includes(parsed.protocol)) {
         problems.push(`${name} must be a ${d.protocols.join(' or ')} URL (got ${shown})`);
-        return null;
+        return fallback;
       }
       const problem = d.check?.(given, name) ?? null;
       if (problem !== null) {
         problems.push(problem);
-        return null;
+        return fallback;
       }
       return given.replace(/\/+$/, '');
     } catch {
       problems.push(`${name} must be an absolute URL (got ${shown})`);
-      return null;
+      return fallback;
     }
   });
 }
