@@ -220,3 +220,61 @@ describe('docs/configuration.md', () => {
     expect(settingsHelp().map((line) => line.trim().split(' ')[0])).toEqual(names);
   });
 });
+
+describe('rules relating settings', () => {
+  it('wants a lease longer than the dispatch call it protects', () => {
+    expect(problemsOf({ ...complete, ZEKT_LEASE_MS: '10000' })).toEqual([
+      'ZEKT_LEASE_MS (10000) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (10000): a lease must outlast the call it protects',
+    ]);
+  });
+
+  it('reads ZEKT_DATABASE_PREPARED_STATEMENTS only with DATABASE_URL', () => {
+    expect(
+      loadConfig({ ...complete, ZEKT_DATABASE_PREPARED_STATEMENTS: 'off' }, { cwd: '/srv' }).database,
+    ).toEqual({ kind: 'sqlite', path: '/srv/.zekt/zekt.db' });
+    expect(
+      problemsOf({ ...complete, DATABASE_URL: 'mysql://x', ZEKT_DATABASE_PREPARED_STATEMENTS: 'off' }),
+    ).toEqual([
+      'DATABASE_URL must start with postgres:// or postgresql://; unset it to use the embedded SQLite store',
+    ]);
+  });
+
+  it('wants https alerts in production, and their secret with their URL', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(
+      problemsOf({
+        ...complete,
+        NODE_ENV: 'production',
+        ZEKT_BASE_URL: 'https://zekt.example',
+        ZEKT_ALERT_URL: 'http://alerts.example/zekt',
+        ZEKT_ALERT_SECRET: secret,
+      }),
+    ).toEqual([
+      'ZEKT_ALERT_URL must use https in production: alerts name accounts, repositories and their health (got "http://alerts.example/zekt")',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_ALERT_URL: 'https://alerts.example/zekt' })).toEqual([
+      'ZEKT_ALERT_SECRET is required with ZEKT_ALERT_URL: the receiver verifies the alerts with it (echo whsec_$(openssl rand -base64 32))',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_ALERT_SECRET: 'plain' })).toEqual([
+      'ZEKT_ALERT_SECRET must be a Standard Webhooks secret: whsec_ followed by the base64 of at least 24 random bytes (echo whsec_$(openssl rand -base64 32))',
+    ]);
+  });
+
+  it('names an unreadable key file once, without asking for a key too', () => {
+    const problems = problemsOf({
+      ...complete,
+      GITHUB_PRIVATE_KEY: '',
+      GITHUB_PRIVATE_KEY_PATH: 'missing.pem',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^GITHUB_PRIVATE_KEY_PATH missing\.pem cannot be read: /),
+    ]);
+  });
+
+  it('falls back to the default of a refused value, so the rules relating it still run', () => {
+    expect(problemsOf({ ...complete, ZEKT_DISPATCH_TIMEOUT_MS: 'soon', ZEKT_LEASE_MS: '5000' })).toEqual([
+      'ZEKT_DISPATCH_TIMEOUT_MS must be a whole number from 100 to 120000 (got "soon")',
+      'ZEKT_LEASE_MS (5000) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (10000): a lease must outlast the call it protects',
+    ]);
+  });
+});
