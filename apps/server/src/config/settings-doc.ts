@@ -30,7 +30,7 @@ export function settingsTable(group: SettingGroup): string {
 }
 
 const BEGIN = (group: SettingGroup) =>
-  `<!-- the ${group} settings, generated from apps/server/src/config/settings.ts -->`;
+  `<!-- the ${group} settings, generated from apps/server/src/config/: edit them there, then npx vitest run apps/server/src/config.test.ts -u -->`;
 const END = '<!-- end of the generated settings -->';
 
 /**
