@@ -46,7 +46,7 @@ export const TRACING_SETTINGS = {
   OTEL_EXPORTER_OTLP_PROTOCOL: passedOn({
     group: 'tracing',
     help: 'http/json, the only one',
-    doc: "the only protocol Zekt speaks: OTLP over HTTP with JSON bodies (`grpc` and `http/protobuf` are refused at start-up; every Collector's `otlp` receiver accepts JSON on its HTTP port). `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` likewise",
+    doc: "the only protocol Zekt speaks: OTLP over HTTP with JSON bodies (`grpc` and `http/protobuf` are refused at start-up; every Collector's `otlp` receiver accepts JSON on its HTTP port); the traces-only name likewise",
     shown: 'http/json',
   }),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: passedOn({
@@ -59,7 +59,7 @@ export const TRACING_SETTINGS = {
   OTEL_EXPORTER_OTLP_TIMEOUT: integer({
     group: 'tracing',
     help: 'one export gives up after this many ms',
-    doc: 'ms one export may take (`OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` wins); then its spans are dropped and counted. A stopping process waits for its last export at most this long, and never more than 5 s',
+    doc: 'ms one export may take (the traces-only name wins); then its spans are dropped and counted. A stopping process waits for its last export at most this long, and never more than 5 s',
     default: 10_000,
     min: 100,
     max: 600_000,
@@ -75,7 +75,7 @@ export const TRACING_SETTINGS = {
   OTEL_EXPORTER_OTLP_COMPRESSION: passedOn({
     group: 'tracing',
     help: 'none or gzip',
-    doc: '`none` or `gzip`',
+    doc: '`none` or `gzip` (the traces-only name wins)',
     shown: 'none',
   }),
   OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: passedOn({
