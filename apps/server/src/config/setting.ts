@@ -1,4 +1,4 @@
-import { parseDurationMs } from '../domain/duration.js';
+import { HOUR_MS, MINUTE_MS, parseDurationMs, SECOND_MS } from '../domain/duration.js';
 
 /**
  * One environment variable: how it is read, and what `--help` and docs/configuration.md say about
@@ -6,7 +6,7 @@ import { parseDurationMs } from '../domain/duration.js';
  */
 export interface Setting<T> {
   readonly group: SettingGroup;
-  /** One line for `zekt serve --help`; the default is appended from `defaultText`. */
+  /** One line for `zekt serve --help`; `helpDefault` is appended to it. */
   readonly help: string;
   /** The *meaning* cell of its row in docs/configuration.md. */
   readonly doc: string;
@@ -193,9 +193,9 @@ export function passedOn(d: Described & { shown: string | null }): Setting<strin
 export function formatDurationMs(ms: number): string {
   if (ms === 0) return '0s';
   for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
+    ['h', HOUR_MS],
+    ['m', MINUTE_MS],
+    ['s', SECOND_MS],
   ] as const) {
     if (ms % size === 0) return `${ms / size}${unit}`;
   }
