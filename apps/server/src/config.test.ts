@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, githubWebUrlFor, loadConfig, SETTINGS } from './config.js';
+import { SETTING_GROUPS } from './config/setting.js';
+import { DOCUMENTED_SETTINGS, settingsHelp, withSettingsTables } from './config/settings-doc.js';
+import { ConfigError, githubWebUrlFor, loadConfig } from './config.js';
 
 const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n';
 const complete = {
@@ -197,16 +199,82 @@ describe('console login settings', () => {
 });
 
 describe('docs/configuration.md', () => {
+  const page = new URL('../../../docs/configuration.md', import.meta.url);
+
+  it('holds the tables the settings are declared in (refresh: vitest run apps/server/src/config.test.ts -u)', async () => {
+    const generated = withSettingsTables(readFileSync(page, 'utf8'), SETTING_GROUPS);
+    // Whole rows, each setting's default and meaning included, not just its name; -u writes them.
+    await expect(generated).toMatchFileSnapshot(page.pathname);
+  });
+
   it('documents every setting `zekt serve --help` lists', () => {
-    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const doc = readFileSync(page, 'utf8');
     // The first cell of a table row names the variable(s) it documents.
     const documented = doc
       .split('\n')
       .filter((line) => line.startsWith('|'))
       .map((line) => line.split('|')[1] ?? '');
-    const undocumented = SETTINGS.map((s) => s.name).filter(
-      (name) => !documented.some((cell) => cell.includes(`\`${name}\``)),
-    );
+    const names = DOCUMENTED_SETTINGS.map(([name]) => name);
+    const undocumented = names.filter((name) => !documented.some((cell) => cell.includes(`\`${name}\``)));
     expect(undocumented).toEqual([]);
+    expect(settingsHelp().map((line) => line.trim().split(' ')[0])).toEqual(names);
+  });
+});
+
+describe('rules relating settings', () => {
+  it('wants a lease longer than the dispatch call it protects', () => {
+    expect(problemsOf({ ...complete, ZEKT_LEASE_MS: '10000' })).toEqual([
+      'ZEKT_LEASE_MS (10000) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (10000): a lease must outlast the call it protects',
+    ]);
+  });
+
+  it('reads ZEKT_DATABASE_PREPARED_STATEMENTS only with DATABASE_URL', () => {
+    expect(
+      loadConfig({ ...complete, ZEKT_DATABASE_PREPARED_STATEMENTS: 'off' }, { cwd: '/srv' }).database,
+    ).toEqual({ kind: 'sqlite', path: '/srv/.zekt/zekt.db' });
+    expect(
+      problemsOf({ ...complete, DATABASE_URL: 'mysql://x', ZEKT_DATABASE_PREPARED_STATEMENTS: 'off' }),
+    ).toEqual([
+      'DATABASE_URL must start with postgres:// or postgresql://; unset it to use the embedded SQLite store',
+    ]);
+  });
+
+  it('wants https alerts in production, and their secret with their URL', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(
+      problemsOf({
+        ...complete,
+        NODE_ENV: 'production',
+        ZEKT_BASE_URL: 'https://zekt.example',
+        ZEKT_ALERT_URL: 'http://alerts.example/zekt',
+        ZEKT_ALERT_SECRET: secret,
+      }),
+    ).toEqual([
+      'ZEKT_ALERT_URL must use https in production: alerts name accounts, repositories and their health (got "http://alerts.example/zekt")',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_ALERT_URL: 'https://alerts.example/zekt' })).toEqual([
+      'ZEKT_ALERT_SECRET is required with ZEKT_ALERT_URL: the receiver verifies the alerts with it (echo whsec_$(openssl rand -base64 32))',
+    ]);
+    expect(problemsOf({ ...complete, ZEKT_ALERT_SECRET: 'plain' })).toEqual([
+      'ZEKT_ALERT_SECRET must be a Standard Webhooks secret: whsec_ followed by the base64 of at least 24 random bytes (echo whsec_$(openssl rand -base64 32))',
+    ]);
+  });
+
+  it('names an unreadable key file once, without asking for a key too', () => {
+    const problems = problemsOf({
+      ...complete,
+      GITHUB_PRIVATE_KEY: '',
+      GITHUB_PRIVATE_KEY_PATH: 'missing.pem',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^GITHUB_PRIVATE_KEY_PATH missing\.pem cannot be read: /),
+    ]);
+  });
+
+  it('falls back to the default of a refused value, so the rules relating it still run', () => {
+    expect(problemsOf({ ...complete, ZEKT_DISPATCH_TIMEOUT_MS: 'soon', ZEKT_LEASE_MS: '5000' })).toEqual([
+      'ZEKT_DISPATCH_TIMEOUT_MS must be a whole number from 100 to 120000 (got "soon")',
+      'ZEKT_LEASE_MS (5000) must be longer than ZEKT_DISPATCH_TIMEOUT_MS (10000): a lease must outlast the call it protects',
+    ]);
   });
 });

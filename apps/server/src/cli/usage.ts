@@ -1,4 +1,4 @@
-import { SETTINGS } from '../config.js';
+import { settingsHelp } from '../config/settings-doc.js';
 
 /**
  * Every command's usage: what `zekt <command> --help` prints and what its argument parser accepts.
@@ -411,7 +411,7 @@ export function formatUsage(usage: CommandUsage): string {
     });
   }
   if (usage.settings) {
-    lines.push('', 'Environment:', ...SETTINGS.map((s) => `  ${s.name.padEnd(32)} ${s.description}`));
+    lines.push('', 'Environment:', ...settingsHelp());
   }
   lines.push('', 'Examples:', ...usage.examples.map((e) => `  ${e}`), '');
   return lines.join('\n');

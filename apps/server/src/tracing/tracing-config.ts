@@ -1,9 +1,16 @@
+import type { Setting } from '../config/setting.js';
+import {
+  DEFAULT_SAMPLER,
+  SAMPLER_KINDS,
+  type SamplerKind,
+  TRACING_SETTINGS,
+} from '../config/tracing-settings.js';
 import { redactUrl } from '../redact-url.js';
 
 /**
- * The standard OpenTelemetry variables Zekt honours (docs/configuration.md, *Tracing*), parsed in
- * config.ts's one pass: config.ts hands over its reader of the environment, and every problem
- * joins the others. Tracing is off (null) unless an OTLP endpoint is set.
+ * The standard OpenTelemetry variables Zekt honours (docs/configuration.md, *Tracing*; declared in
+ * config/settings.ts), parsed in config.ts's one pass: config.ts hands over its reader of the
+ * environment, and every problem joins the others. Tracing is off (null) unless an OTLP endpoint is set.
  * https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/
  * https://opentelemetry.io/docs/specs/otel/protocol/exporter/
  */
@@ -27,57 +34,7 @@ export interface TracingConfig {
   exportTimeoutMs: number;
 }
 
-export const SAMPLER_KINDS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
-export type SamplerKind = (typeof SAMPLER_KINDS)[number];
-
-/** For `zekt serve --help` and the documentation test: every variable read below. */
-export const TRACING_SETTINGS: ReadonlyArray<{ name: string; description: string }> = [
-  {
-    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
-    description: 'OTLP/HTTP base URL (spans go to <url>/v1/traces); unset: tracing off',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', description: 'the full traces URL, instead of the base URL' },
-  {
-    name: 'OTEL_EXPORTER_OTLP_HEADERS',
-    description: 'key=value,… sent with every export (also OTEL_EXPORTER_OTLP_TRACES_HEADERS)',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', description: 'headers for traces only; win over the above' },
-  { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', description: 'http/json, the only one (default http/json)' },
-  {
-    name: 'OTEL_EXPORTER_OTLP_TIMEOUT',
-    description: 'one export gives up after this many ms (default 10000)',
-  },
-  { name: 'OTEL_EXPORTER_OTLP_COMPRESSION', description: 'none or gzip (default none)' },
-  { name: 'OTEL_SERVICE_NAME', description: 'service.name of the spans (default zekt)' },
-  { name: 'OTEL_RESOURCE_ATTRIBUTES', description: 'key=value,… added to every span’s resource' },
-  {
-    name: 'OTEL_TRACES_SAMPLER',
-    description: `${SAMPLER_KINDS.join(', ')} (default parentbased_always_on)`,
-  },
-  {
-    name: 'OTEL_TRACES_SAMPLER_ARG',
-    description: 'the ratio of the traceidratio samplers, 0 to 1 (default 1)',
-  },
-  { name: 'OTEL_TRACES_EXPORTER', description: 'otlp (default) or none (tracing off)' },
-  { name: 'OTEL_SDK_DISABLED', description: 'true turns tracing off' },
-  {
-    name: 'OTEL_BSP_MAX_QUEUE_SIZE',
-    description: 'spans waiting for export at most, then dropped (default 2048)',
-  },
-  { name: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', description: 'spans per export at most (default 512)' },
-  { name: 'OTEL_BSP_SCHEDULE_DELAY', description: 'ms a partial batch waits for more spans (default 5000)' },
-  {
-    name: 'OTEL_BSP_EXPORT_TIMEOUT',
-    description: 'ms the queue waits for one export at most (default 30000)',
-  },
-];
+export { SAMPLER_KINDS, type SamplerKind } from '../config/tracing-settings.js';
 
 /**
  * Reads the OTEL_* variables through `value` (config.ts's reader: trimmed, '' as unset); pushes a
@@ -113,21 +70,16 @@ export function parseTracingConfig(
   if (compression !== undefined && compression !== 'none' && compression !== 'gzip') {
     problems.push(`OTEL_EXPORTER_OTLP_COMPRESSION must be none or gzip (got ${JSON.stringify(compression)})`);
   }
-  const integer = (names: string[], fallback: number, min: number, max: number): number => {
-    for (const name of names) {
-      const raw = value(name);
-      if (raw === undefined) continue;
-      const parsed = Number(raw);
-      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-        problems.push(`${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-        return fallback;
-      }
-      return parsed;
-    }
-    return fallback;
+  // The first of `names` that is set, read with the bounds and default of the table's `setting`.
+  const integer = (setting: Setting<number>, ...names: string[]): number => {
+    const name = names.find((n) => value(n) !== undefined) ?? names[0]!;
+    return setting.read(value(name), name, problems);
   };
+  const { OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE } =
+    TRACING_SETTINGS;
+  const { OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT, OTEL_SERVICE_NAME } = TRACING_SETTINGS;
 
-  const samplerRaw = value('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const samplerRaw = value('OTEL_TRACES_SAMPLER') ?? DEFAULT_SAMPLER;
   const kind = SAMPLER_KINDS.find((k) => k === samplerRaw);
   if (kind === undefined) {
     problems.push(
@@ -145,9 +97,9 @@ export function parseTracingConfig(
     }
   }
 
-  const maxQueueSize = integer(['OTEL_BSP_MAX_QUEUE_SIZE'], 2048, 1, 1_000_000);
+  const maxQueueSize = integer(OTEL_BSP_MAX_QUEUE_SIZE, 'OTEL_BSP_MAX_QUEUE_SIZE');
   const maxExportBatchSize = Math.min(
-    integer(['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'], 512, 1, 1_000_000),
+    integer(OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
     maxQueueSize,
   );
   return {
@@ -158,18 +110,17 @@ export function parseTracingConfig(
     },
     compression: compression === 'gzip' ? 'gzip' : 'none',
     timeoutMs: integer(
-      ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'],
-      10_000,
-      100,
-      600_000,
+      OTEL_EXPORTER_OTLP_TIMEOUT,
+      'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+      'OTEL_EXPORTER_OTLP_TIMEOUT',
     ),
-    serviceName: value('OTEL_SERVICE_NAME') ?? 'zekt',
+    serviceName: OTEL_SERVICE_NAME.read(value('OTEL_SERVICE_NAME'), 'OTEL_SERVICE_NAME', problems),
     resourceAttributes: keyValues('OTEL_RESOURCE_ATTRIBUTES', value, problems, { secret: false }),
-    sampler: { kind: kind ?? 'parentbased_always_on', ratio },
+    sampler: { kind: kind ?? DEFAULT_SAMPLER, ratio },
     maxQueueSize,
     maxExportBatchSize,
-    scheduleDelayMs: integer(['OTEL_BSP_SCHEDULE_DELAY'], 5_000, 0, 600_000),
-    exportTimeoutMs: integer(['OTEL_BSP_EXPORT_TIMEOUT'], 30_000, 100, 600_000),
+    scheduleDelayMs: integer(OTEL_BSP_SCHEDULE_DELAY, 'OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMs: integer(OTEL_BSP_EXPORT_TIMEOUT, 'OTEL_BSP_EXPORT_TIMEOUT'),
   };
 }
 
