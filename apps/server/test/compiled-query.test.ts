@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotQuery } from '../src/store/compiled-query.js';
+import { hotQuery } from '../src/store/engine/compiled-query.js';
 import type { Store } from '../src/store/store.js';
 import { openTempStore } from '../src/test-support/temp-store.js';
 import { TEST_STORE } from '../src/test-support/test-database.js';

@@ -6,7 +6,7 @@ import { ConfigError, type Environment, loadConfig, loadStoreConfig, processEnvi
 import { redactUrl } from '../redact-url.js';
 import { explainDatabaseFailure } from '../startup/database-problems.js';
 import { OperatorError } from '../startup/operator-error.js';
-import { isStoreUnavailable } from '../store/store-errors.js';
+import { isStoreUnavailable } from '../store/engine/store-errors.js';
 import type { Role } from '../zekt.js';
 import { CliError } from './cli-error.js';
 import {

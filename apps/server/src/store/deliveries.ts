@@ -1,8 +1,8 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids.js';
 import { type UsageCounter, usageDay } from '../domain/usage.js';
-import { hotQuery, hotQueryFamily } from './compiled-query.js';
-import type { SqlDialect } from './dialect.js';
+import { hotQuery, hotQueryFamily } from './engine/compiled-query.js';
+import type { SqlDialect } from './engine/dialect.js';
 import type { Database, DeliveryAttemptRow, DeliveryRow, DeliveryUpdate, NewDelivery } from './schema.js';
 import type { Store } from './store.js';
 import { countUsage, usageShard } from './usage.js';

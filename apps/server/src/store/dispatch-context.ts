@@ -1,6 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
-import { type HotQuery, hotQueryFamily } from './compiled-query.js';
 import {
   buildClaim,
   type ClaimOptions,
@@ -10,7 +9,8 @@ import {
   NO_DELIVERY,
   padded,
 } from './deliveries.js';
-import type { SqlDialect } from './dialect.js';
+import { type HotQuery, hotQueryFamily } from './engine/compiled-query.js';
+import type { SqlDialect } from './engine/dialect.js';
 import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';
 
 /**

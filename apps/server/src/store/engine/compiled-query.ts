@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database } from '../schema.js';
 import { directRunOf } from './direct-run.js';
-import type { Database } from './schema.js';
 
 /**
  * A statement of the per-event hot path, built by Kysely once per dialect and then executed with
