@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import { DAY_MS } from '../domain/duration.js';
 import { newDeliveryId, newId } from '../domain/ids.js';
-import { newDeliveryRow } from '../store/deliveries.js';
+import { newDeliveryRow } from '../store/deliveries/index.js';
 import type { Database, NewDelivery } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 

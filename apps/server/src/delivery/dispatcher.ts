@@ -18,7 +18,12 @@ import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
-import { type AttemptRecord, finishAttempt, nextDeliveryDueAt, releaseClaims } from '../store/deliveries.js';
+import {
+  type AttemptRecord,
+  finishAttempt,
+  nextDeliveryDueAt,
+  releaseClaims,
+} from '../store/deliveries/index.js';
 import {
   attemptRecorded,
   type ClaimedDelivery,

@@ -5,7 +5,7 @@ import { newDeliveryId } from '../domain/ids.js';
 import { isActive } from '../domain/subscription-state.js';
 import { getArchive } from '../store/archives.js';
 import { recordAudit } from '../store/audit.js';
-import { getDelivery, insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
+import { getDelivery, insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
 import { isUniqueViolation } from '../store/engine/store-errors.js';
 import { findReplayRequest, recentReplayTimes, recordReplayRequest } from '../store/replays.js';
 import type { DeliveryRow, SubscriptionStatus } from '../store/schema.js';

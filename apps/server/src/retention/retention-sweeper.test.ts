@@ -6,7 +6,7 @@ import { RETENTION_MS } from '../domain/retention.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
 import { recordAudit } from '../store/audit.js';
-import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
+import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries/index.js';
 import { finishRouting, insertEvent } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
 import { incrementWindow } from '../store/rate-limit-counters.js';

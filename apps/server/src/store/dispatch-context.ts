@@ -1,14 +1,9 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
-import {
-  buildClaim,
-  type ClaimOptions,
-  type ClaimOutcome,
-  claimIdsOnSqlite,
-  claimOf,
-  NO_DELIVERY,
-  padded,
-} from './deliveries.js';
+import { buildClaim, claimOf } from './deliveries/claim-on-postgres.js';
+import { claimIdsOnSqlite } from './deliveries/claim-on-sqlite.js';
+import type { ClaimOptions, ClaimOutcome } from './deliveries/claim-options.js';
+import { NO_DELIVERY, padded } from './deliveries/padding.js';
 import { type HotQuery, hotQueryFamily } from './engine/compiled-query.js';
 import type { SqlDialect } from './engine/dialect.js';
 import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { consumerFailures, failedAttempts } from './connection-stats.js';
-import { insertDeliveries, newDeliveryRow } from './deliveries.js';
+import { insertDeliveries, newDeliveryRow } from './deliveries/index.js';
 import { claimWithContext } from './dispatch-context.js';
 import { notStartedOfConnection } from './not-started.js';
 import type { Database } from './schema.js';

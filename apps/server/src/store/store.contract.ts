@@ -14,7 +14,7 @@ import {
   listAttempts,
   newDeliveryRow,
   recordAttempt,
-} from './deliveries.js';
+} from './deliveries/index.js';
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
 import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
-import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries.js';
+import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries/index.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { attemptRecorded } from '../../src/store/dispatch-context.js';
 import { takeDueEvent } from '../../src/store/events.js';
