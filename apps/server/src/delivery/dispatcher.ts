@@ -20,16 +20,12 @@ import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
 import {
   type AttemptRecord,
+  claimWithContext,
   finishAttempt,
   nextDeliveryDueAt,
   releaseClaims,
 } from '../store/deliveries/index.js';
-import {
-  attemptRecorded,
-  type ClaimedDelivery,
-  claimWithContext,
-  type DispatchContext,
-} from '../store/dispatch-context.js';
+import { attemptRecorded, type ClaimedDelivery, type DispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';

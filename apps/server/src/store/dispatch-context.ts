@@ -1,11 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
-import { buildClaim, claimOf } from './deliveries/claim-on-postgres.js';
-import { claimIdsOnSqlite } from './deliveries/claim-on-sqlite.js';
-import type { ClaimOptions, ClaimOutcome } from './deliveries/claim-options.js';
-import { NO_DELIVERY, padded } from './deliveries/padding.js';
-import { type HotQuery, hotQueryFamily } from './engine/compiled-query.js';
-import type { SqlDialect } from './engine/dialect.js';
 import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';
 
 /**
@@ -35,7 +29,7 @@ export interface DispatchTarget {
 /** What a dispatch attempt uses of the claimed delivery's own row. */
 export type ClaimedDelivery = Pick<DeliveryRow, (typeof CLAIMED_COLUMNS)[number]>;
 
-const CLAIMED_COLUMNS = [
+export const CLAIMED_COLUMNS = [
   'delivery_id',
   'subscription_id',
   'consumer_account_id',
@@ -51,75 +45,13 @@ const CLAIMED_COLUMNS = [
   'schema_version',
 ] as const;
 
-/**
- * Claims due deliveries (claimDueDeliveries) and reads each one's dispatch context with it. On
- * PostgreSQL that is one statement (the claim's UPDATE … RETURNING as a data-modifying CTE the
- * context is joined to): a dispatch is then two round trips, the claim and the finish, where it
- * was three (the worker spent most of its time writing statements to PostgreSQL's
- * socket). On SQLite, which has no such CTE and no round trips, the contexts are read in one
- * statement after the claim, in its transaction.
- */
-export async function claimWithContext(
-  db: Kysely<Database>,
-  dialect: SqlDialect,
-  options: ClaimOptions,
-): Promise<ClaimOutcome<{ row: ClaimedDelivery; context: DispatchContext }>> {
-  if (dialect !== 'postgres') {
-    const { claimed: ids, ...learned } = await claimIdsOnSqlite(db, options);
-    if (ids.length === 0) return { claimed: [], ...learned };
-    // The claimed rows and their contexts in one read, of the columns an attempt uses only: every
-    // column of a delivery is ~8 µs per row to turn into an object, more than the read itself.
-    const bound = padded(ids, NO_DELIVERY);
-    const query = claimedQuery(bound.length) as HotQuery<
-      Record<string, unknown>,
-      ContextRow & ClaimedDelivery
-    >;
-    const read = (await query.execute(db, Object.fromEntries(bound.map((id, i) => [`id${i}`, id])))).rows;
-    const byId = new Map(read.map((r) => [r.delivery_id, r]));
-    const claimed = ids.flatMap((id) => {
-      const r = byId.get(id);
-      return r ? [{ row: claimedColumns(r), context: toDispatchContext(r) }] : [];
-    });
-    return { claimed, ...learned };
-  }
-  const claim = claimOf(dialect, options);
-  const query = claimWithContextQuery(claim) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
-  const rows = (await query.execute(db, claim.params)).rows;
-  return {
-    claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
-    // The statement ranks and locks in SQL: what it left is not known here.
-    sawAll: false,
-    atCap: [...(options.skipAccounts ?? [])],
-  };
-}
-
-const claimedQuery = hotQueryFamily(
-  (size: number) => size,
-  (size) => (db, p: Record<string, unknown>) =>
-    withContextColumns(db.selectFrom('deliveries as d'))
-      .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
-      .where(
-        'd.delivery_id',
-        'in',
-        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
-      ),
-);
-
-const claimWithContextQuery = hotQueryFamily(
-  (claim: ReturnType<typeof claimOf>) => claim.key,
-  (claim) => (db, p: Record<string, unknown>) =>
-    withContextColumns(
-      db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
-    ).selectAll('d'),
-);
-
-function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
+export function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
   const claimed: Record<string, unknown> = {};
   for (const column of CLAIMED_COLUMNS) claimed[column] = row[column];
   return claimed as ClaimedDelivery;
 }
 
-interface ContextRow {
+export interface ContextRow {
   delivery_id: string;
   subscription_status: SubscriptionStatus | null;
   delivery_mode: string | null;
@@ -141,7 +73,7 @@ interface ContextRow {
 }
 
 /** The joins and columns of a delivery's context, on a query of deliveries aliased `d`. */
-function withContextColumns<DB extends Database & { d: Database['deliveries'] }>(
+export function withContextColumns<DB extends Database & { d: Database['deliveries'] }>(
   qb: SelectQueryBuilder<DB, 'd', object>,
 ) {
   return (qb as unknown as SelectQueryBuilder<Database & { d: Database['deliveries'] }, 'd', object>)
@@ -172,7 +104,7 @@ function withContextColumns<DB extends Database & { d: Database['deliveries'] }>
     ]);
 }
 
-function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
+export function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
   return {
     subscriptionStatus: row?.subscription_status ?? null,
     account:

@@ -1,6 +1,7 @@
 import { newId } from '../../domain/ids.js';
 import type { DeliveryUpdate } from '../schema.js';
 
+/** One call to GitHub for a delivery, as its attempt row records it. */
 export interface AttemptRecord {
   number: number;
   startedAt: number;
@@ -12,6 +13,10 @@ export interface AttemptRecord {
   responseHeaders: Record<string, string> | null;
 }
 
+/**
+ * The end of an attempt: the delivery's new state, written only while `owner` holds its lease, and
+ * the attempt itself (null: no call was made: put back for pacing, or given up unattempted).
+ */
 export interface RecordAttemptInput {
   deliveryId: string;
   owner: string;
@@ -20,6 +25,7 @@ export interface RecordAttemptInput {
   awaitStartSince?: number | undefined;
 }
 
+/** The attempt's row, under an id of its start time. */
 export function attemptRow(deliveryId: string, subscriptionId: string, a: AttemptRecord) {
   return {
     attempt_id: newId('att', a.startedAt),

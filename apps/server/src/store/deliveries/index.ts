@@ -7,8 +7,8 @@
  */
 export type { AttemptRecord, RecordAttemptInput } from './attempt-record.js';
 export { changeDeliveryState } from './change-delivery-state.js';
-export { claimDueDeliveries } from './claim-due-deliveries.js';
 export type { ClaimOptions, ClaimOutcome } from './claim-options.js';
+export { claimWithContext } from './claim-with-context.js';
 export { deliveriesOfCorrelation } from './deliveries-of-correlation.js';
 export { findConsumerDelivery } from './find-consumer-delivery.js';
 export { finishAttempt } from './finish-attempt.js';
@@ -18,5 +18,4 @@ export { listAttempts } from './list-attempts.js';
 export { listDeliveriesOfEvent } from './list-deliveries-of-event.js';
 export { type DeliveryIdentity, newDeliveryRow } from './new-delivery-row.js';
 export { nextDeliveryDueAt } from './next-delivery-due-at.js';
-export { recordAttempt } from './record-attempt.js';
 export { releaseClaims } from './release-claims.js';

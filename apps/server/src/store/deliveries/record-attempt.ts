@@ -5,15 +5,13 @@ import { attemptRow, type RecordAttemptInput } from './attempt-record.js';
 import { updateLeasedQuery } from './update-leased.js';
 
 /**
- * Records an attempt and the delivery's new state, releasing the lease. Returns false (and writes
- * nothing) when the caller no longer owns the lease. `awaitStartSince` starts the wait for the
- * consumer workflow (domain/not-started.ts) unless a report or a run seen by completion tracking
- * already moved the delivery on: a fast workflow can start before its dispatch's answer is recorded.
+ * Records an attempt and the delivery's new state, releasing the lease, on SQLite or inside a
+ * transaction (finish-attempt.ts). Writes nothing and returns undefined when `owner` no longer
+ * holds the lease; else the delivery's connection and consumer. `awaitStartSince` starts the wait
+ * for the consumer workflow (domain/not-started.ts) unless a report or a run seen by completion
+ * tracking already moved the delivery on: a fast workflow can start before its dispatch's answer
+ * is recorded.
  */
-export async function recordAttempt(db: Kysely<Database>, input: RecordAttemptInput): Promise<boolean> {
-  return (await recordLeasedAttempt(db, input)) !== undefined;
-}
-
 export async function recordLeasedAttempt(db: Kysely<Database>, input: RecordAttemptInput) {
   const { query, params } = updateLeasedQuery(input);
   const updated = (await query.execute(db, params)).rows[0];
