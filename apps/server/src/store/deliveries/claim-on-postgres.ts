@@ -1,71 +1,51 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import type { SqlDialect } from '../engine/dialect.js';
 import type { Database } from '../schema.js';
 import { type ClaimOptions, dueAndFree, scanSize } from './claim-options.js';
-import { NO_ACCOUNT, padded } from './padding.js';
 
-/** What decides a claim's SQL: its dialect and the (padded) lengths of its lists. */
-export interface ClaimShape {
-  dialect: SqlDialect;
-  skipped: number;
-  /** How many installations' in-flight counts are bound; null: no per-installation cap. */
-  capped: number | null;
+/**
+ * PostgreSQL's claim takes its lists (installations skipped, calls in flight per installation) as
+ * one array parameter each, so its SQL text is one per variant whatever their lengths: it is
+ * compiled and prepared once, and its plan cached, where a list bound element by element made a
+ * new text per length.
+ */
+export interface PostgresClaim {
+  /** Whether a per-installation cap applies (the capped variant ranks within installations). */
+  capped: boolean;
+  params: Record<string, unknown>;
 }
 
-/** A claim's shape, the key its compiled SQL is kept under, and its parameters. */
-export function claimOf(
-  dialect: SqlDialect,
-  options: ClaimOptions,
-): { shape: ClaimShape; key: string; params: Record<string, unknown> } {
-  // The lists are padded to a power of two with an account id no installation has, so the claim is
-  // compiled once per dialect and pair of sizes, not once per length (an `in` list and a `case`
-  // bind each element).
-  const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
-  const inFlight = padded([...(options.inFlight ?? new Map<number, number>())], [NO_ACCOUNT, 0] as const);
-  const capped = options.perInstallation === undefined ? null : inFlight.length;
+export function postgresClaimOf(options: ClaimOptions): PostgresClaim {
   const params: Record<string, unknown> = {
     now: options.now,
     limit: options.limit,
     scan: scanSize(options),
     owner: options.owner,
     leaseExpiresAt: options.now + options.leaseMs,
+    skip: [...(options.skipAccounts ?? [])],
   };
-  skip.forEach((account, i) => {
-    params[`skip${i}`] = account;
-  });
-  if (capped !== null) {
-    params.cap = options.perInstallation;
-    inFlight.forEach(([account, used], i) => {
-      params[`account${i}`] = account;
-      params[`used${i}`] = used;
-    });
-  }
-  return {
-    shape: { dialect, skipped: skip.length, capped },
-    key: `${dialect}:${skip.length}:${capped ?? 'uncapped'}`,
-    params,
-  };
+  if (options.perInstallation === undefined) return { capped: false, params };
+  const inFlight = [...(options.inFlight ?? new Map<number, number>())];
+  params.cap = options.perInstallation;
+  params.accounts = inFlight.map(([account]) => account);
+  params.used = inFlight.map(([, used]) => used);
+  return { capped: true, params };
 }
 
 /**
  * PostgreSQL's claim, one UPDATE … RETURNING built for hotQuery (every value a named parameter of
  * `p`): atomic among workers without a transaction around it.
  */
-export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, shape: ClaimShape) {
-  const { skipped, capped } = shape;
+export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, capped: boolean) {
   const now = p.now as number;
-  let oldest = dueAndFree(
+  const oldest = dueAndFree(
     db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id', 'next_attempt_at']),
     now,
   )
+    .where(sql<boolean>`consumer_account_id <> all(cast(${p.skip} as bigint[]))`)
     .orderBy('next_attempt_at')
     .limit(p.scan as number);
-  if (skipped > 0) {
-    const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
-    oldest = oldest.where('consumer_account_id', 'not in', accounts);
-  }
   let chosen: SelectQueryBuilder<Database, 'deliveries', { delivery_id: string }>;
-  if (capped === null) {
+  if (!capped) {
     chosen = db
       .selectFrom(oldest.as('due'))
       .select('due.delivery_id')
@@ -78,16 +58,10 @@ export function buildClaim(db: Kysely<Database>, p: Record<string, unknown>, sha
       sql<number>`row_number() over (partition by due.consumer_account_id order by due.next_attempt_at, due.delivery_id)`.as(
         'rank',
       ),
-      (capped === 0
-        ? sql<number>`0`
-        : sql<number>`case due.consumer_account_id ${sql.join(
-            Array.from(
-              { length: capped },
-              (_, i) => sql`when ${p[`account${i}`]} then cast(${p[`used${i}`]} as integer)`,
-            ),
-            sql` `,
-          )} else 0 end`
-      ).as('used'),
+      // The worker's calls in flight for the row's installation: its place in `accounts` indexes `used`.
+      sql<number>`coalesce((cast(${p.used} as integer[]))[array_position(cast(${p.accounts} as bigint[]), due.consumer_account_id)], 0)`.as(
+        'used',
+      ),
     ]);
     chosen = db
       .selectFrom(ranked.as('ranked'))

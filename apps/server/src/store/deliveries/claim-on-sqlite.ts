@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
-import { hotQueryFamily } from '../engine/compiled-query.js';
+import { type Kysely, sql } from 'kysely';
+import { sqliteList, sqliteListRows } from '../engine/bound-lists.js';
+import { hotQuery } from '../engine/compiled-query.js';
 import type { Database } from '../schema.js';
 import { type ClaimOptions, type ClaimOutcome, dueAndFree, scanSize } from './claim-options.js';
-import { NO_ACCOUNT, NO_DELIVERY, padded } from './padding.js';
 import { withinFreeSlots } from './within-free-slots.js';
 
 /**
@@ -19,14 +19,9 @@ export async function claimIdsOnSqlite(
   db: Kysely<Database>,
   options: ClaimOptions,
 ): Promise<ClaimOutcome<string>> {
-  const skip = padded(options.skipAccounts ?? [], NO_ACCOUNT);
-  const due = dueQuery(skip.length);
   const scan = scanSize(options);
-  const params: Record<string, unknown> = { now: options.now, scan };
-  skip.forEach((account, i) => {
-    params[`skip${i}`] = account;
-  });
-  const scanned = (await due.execute(db, params)).rows;
+  const params = { now: options.now, scan, skip: sqliteList(options.skipAccounts ?? []) };
+  const scanned = (await dueQuery.execute(db, params)).rows;
   const taken = withinFreeSlots(scanned, options);
   const chosen = taken.map((r) => r.delivery_id);
   const atCap = new Set(options.skipAccounts);
@@ -40,49 +35,30 @@ export async function claimIdsOnSqlite(
     atCap: [...atCap],
   };
   if (chosen.length === 0) return outcome;
-  const ids = padded(chosen, NO_DELIVERY);
-  const lease = leaseQuery(ids.length);
-  const values: Record<string, unknown> = {
+  await leaseQuery.execute(db, {
     owner: options.owner,
     leaseExpiresAt: options.now + options.leaseMs,
     now: options.now,
-  };
-  ids.forEach((id, i) => {
-    values[`id${i}`] = id;
+    ids: sqliteList(chosen),
   });
-  await lease.execute(db, values);
   return outcome;
 }
 
-const dueQuery = hotQueryFamily(
-  (skipped: number) => skipped,
-  (skipped) => (db, p: Record<string, unknown>) => {
-    let due = dueAndFree(
-      db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id']),
-      p.now as number,
-    );
-    if (skipped > 0) {
-      const accounts = Array.from({ length: skipped }, (_, i) => p[`skip${i}`] as number);
-      due = due.where('consumer_account_id', 'not in', accounts);
-    }
-    return due.orderBy('next_attempt_at').limit(p.scan as number);
-  },
+const dueQuery = hotQuery((db, p: { now: number; scan: number; skip: string }) =>
+  dueAndFree(db.selectFrom('deliveries').select(['delivery_id', 'consumer_account_id']), p.now)
+    .where(sql<boolean>`consumer_account_id not in ${sqliteListRows(p.skip)}`)
+    .orderBy('next_attempt_at')
+    .limit(p.scan),
 );
 
-const leaseQuery = hotQueryFamily(
-  (size: number) => size,
-  (size) => (db, p: Record<string, unknown>) =>
-    db
-      .updateTable('deliveries')
-      .set((eb) => ({
-        lease_owner: p.owner as string,
-        lease_expires_at: p.leaseExpiresAt as number,
-        attempt_count: eb('attempt_count', '+', 1),
-        updated_at: p.now as number,
-      }))
-      .where(
-        'delivery_id',
-        'in',
-        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
-      ),
+const leaseQuery = hotQuery((db, p: { owner: string; leaseExpiresAt: number; now: number; ids: string }) =>
+  db
+    .updateTable('deliveries')
+    .set((eb) => ({
+      lease_owner: p.owner,
+      lease_expires_at: p.leaseExpiresAt,
+      attempt_count: eb('attempt_count', '+', 1),
+      updated_at: p.now,
+    }))
+    .where(sql<boolean>`delivery_id in ${sqliteListRows(p.ids)}`),
 );

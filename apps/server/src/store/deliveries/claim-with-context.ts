@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import {
   CLAIMED_COLUMNS,
   type ClaimedDelivery,
@@ -8,13 +8,13 @@ import {
   toDispatchContext,
   withContextColumns,
 } from '../dispatch-context.js';
-import { type HotQuery, hotQueryFamily } from '../engine/compiled-query.js';
+import { sqliteList, sqliteListRows } from '../engine/bound-lists.js';
+import { hotQuery } from '../engine/compiled-query.js';
 import type { SqlDialect } from '../engine/dialect.js';
 import type { Database, DeliveryRow } from '../schema.js';
-import { buildClaim, claimOf } from './claim-on-postgres.js';
+import { buildClaim, postgresClaimOf } from './claim-on-postgres.js';
 import { claimIdsOnSqlite } from './claim-on-sqlite.js';
 import type { ClaimOptions, ClaimOutcome } from './claim-options.js';
-import { NO_DELIVERY, padded } from './padding.js';
 
 /**
  * The dispatcher's claim: up to `limit` deliveries that are due (pending, `next_attempt_at`
@@ -47,12 +47,9 @@ export async function claimWithContext(
     if (ids.length === 0) return { claimed: [], ...learned };
     // The claimed rows and their contexts in one read, of the columns an attempt uses only: every
     // column of a delivery is ~8 µs per row to turn into an object, more than the read itself.
-    const bound = padded(ids, NO_DELIVERY);
-    const query = claimedQuery(bound.length) as HotQuery<
-      Record<string, unknown>,
+    const read = (await claimedQuery.execute(db, { ids: sqliteList(ids) })).rows as Array<
       ContextRow & ClaimedDelivery
     >;
-    const read = (await query.execute(db, Object.fromEntries(bound.map((id, i) => [`id${i}`, id])))).rows;
     const byId = new Map(read.map((r) => [r.delivery_id, r]));
     const claimed = ids.flatMap((id) => {
       const r = byId.get(id);
@@ -60,9 +57,9 @@ export async function claimWithContext(
     });
     return { claimed, ...learned };
   }
-  const claim = claimOf(dialect, options);
-  const query = claimWithContextQuery(claim) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
-  const rows = (await query.execute(db, claim.params)).rows;
+  const { capped, params } = postgresClaimOf(options);
+  const query = capped ? cappedClaimQuery : uncappedClaimQuery;
+  const rows = (await query.execute(db, params)).rows as Array<ContextRow & DeliveryRow>;
   return {
     claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
     // The statement ranks and locks in SQL: what it left is not known here.
@@ -71,22 +68,17 @@ export async function claimWithContext(
   };
 }
 
-const claimedQuery = hotQueryFamily(
-  (size: number) => size,
-  (size) => (db, p: Record<string, unknown>) =>
-    withContextColumns(db.selectFrom('deliveries as d'))
-      .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
-      .where(
-        'd.delivery_id',
-        'in',
-        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
-      ),
+const claimedQuery = hotQuery((db, p: { ids: string }) =>
+  withContextColumns(db.selectFrom('deliveries as d'))
+    .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
+    .where(sql<boolean>`d.delivery_id in ${sqliteListRows(p.ids)}`),
 );
 
-const claimWithContextQuery = hotQueryFamily(
-  (claim: ReturnType<typeof claimOf>) => claim.key,
-  (claim) => (db, p: Record<string, unknown>) =>
+const claimWithContextQuery = (capped: boolean) =>
+  hotQuery((db, p: Record<string, unknown>) =>
     withContextColumns(
-      db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
+      db.with('claimed', () => buildClaim(db, p, capped)).selectFrom('claimed as d'),
     ).selectAll('d'),
-);
+  );
+const cappedClaimQuery = claimWithContextQuery(true);
+const uncappedClaimQuery = claimWithContextQuery(false);
