@@ -29,6 +29,7 @@ export interface DispatchTarget {
 /** What a dispatch attempt uses of the claimed delivery's own row. */
 export type ClaimedDelivery = Pick<DeliveryRow, (typeof CLAIMED_COLUMNS)[number]>;
 
+/** The columns of a claimed delivery an attempt uses (the claims read no more on SQLite). */
 export const CLAIMED_COLUMNS = [
   'delivery_id',
   'subscription_id',
@@ -45,12 +46,14 @@ export const CLAIMED_COLUMNS = [
   'schema_version',
 ] as const;
 
+/** A claimed row cut to `CLAIMED_COLUMNS`. */
 export function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
   const claimed: Record<string, unknown> = {};
   for (const column of CLAIMED_COLUMNS) claimed[column] = row[column];
   return claimed as ClaimedDelivery;
 }
 
+/** A delivery's context as `withContextColumns` reads it, one column per part. */
 export interface ContextRow {
   delivery_id: string;
   subscription_status: SubscriptionStatus | null;
@@ -104,6 +107,7 @@ export function withContextColumns<DB extends Database & { d: Database['deliveri
     ]);
 }
 
+/** The context of a `ContextRow`, each part null where its row is gone. */
 export function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
   return {
     subscriptionStatus: row?.subscription_status ?? null,
