@@ -1,6 +1,6 @@
 import { DAY_MS } from '@zekt/server/dist/domain/duration.js';
 import { newDeliveryId, newId } from '@zekt/server/dist/domain/ids.js';
-import { newDeliveryRow } from '@zekt/server/dist/store/deliveries.js';
+import { newDeliveryRow } from '@zekt/server/dist/store/deliveries/index.js';
 import type { Database, NewDelivery } from '@zekt/server/dist/store/schema.js';
 import type { Store } from '@zekt/server/dist/store/store.js';
 import type { Insertable } from 'kysely';

@@ -28,11 +28,11 @@ import { createLiveAppCredentials, type LiveAppCredentials } from './setup/live-
 import { setupUrlOf } from './startup/app-credentials.js';
 import { listenOn } from './startup/listen.js';
 import { createServiceChecks } from './startup/service-checks.js';
+import { storeErrorCategory } from './store/engine/store-errors.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { readQueueStats } from './store/queue-stats.js';
 import { openStore, type Store } from './store/store.js';
-import { storeErrorCategory } from './store/store-errors.js';
 import { loadTracer } from './tracing/load-tracer.js';
 import type { Tracer } from './tracing/tracer.js';
 import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotQuery } from '../src/store/compiled-query.js';
+import { sqliteList, sqliteListRows } from '../src/store/engine/bound-lists.js';
+import { hotQuery } from '../src/store/engine/compiled-query.js';
 import type { Store } from '../src/store/store.js';
 import { openTempStore } from '../src/test-support/temp-store.js';
 import { TEST_STORE } from '../src/test-support/test-database.js';
@@ -50,6 +52,27 @@ describe(`hotQuery on ${TEST_STORE}`, () => {
       ['g-1', 7, 1_000],
       ['g-2', null, 2_000],
     ]);
+  });
+
+  it('binds a list of any length as one value of one compiled statement', async () => {
+    // As the claims bind their lists: an array on PostgreSQL, JSON read by json_each on SQLite.
+    const guidsIn = hotQuery((db, p: { guids: unknown }) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select('delivery_guid')
+        .where(
+          TEST_STORE === 'postgres'
+            ? sql<boolean>`delivery_guid = any(cast(${p.guids} as text[]))`
+            : sql<boolean>`delivery_guid in ${sqliteListRows(p.guids)}`,
+        )
+        .orderBy('delivery_guid'),
+    );
+    const bind = (guids: string[]) => ({ guids: TEST_STORE === 'postgres' ? guids : sqliteList(guids) });
+    const read = async (guids: string[]) =>
+      (await guidsIn.execute(store.db, bind(guids))).rows.map((r) => r.delivery_guid);
+    expect(await read(['g-2'])).toEqual(['g-2']);
+    expect(await read(['g-1', 'g-2', 'missing'])).toEqual(['g-1', 'g-2']);
+    expect(await read([])).toEqual([]);
   });
 
   it('refuses a builder that does more with a parameter than bind it', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findDeliveryOfRun } from '../src/ingest/consumer-run-match.js';
-import { insertDeliveries, newDeliveryRow } from '../src/store/deliveries.js';
+import { insertDeliveries, newDeliveryRow } from '../src/store/deliveries/index.js';
 import type { Store } from '../src/store/store.js';
 import { openTempStore } from '../src/test-support/temp-store.js';
 

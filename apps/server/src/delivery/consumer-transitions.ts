@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../domain/clock.js';
 import { complete, confirm, type Transition } from '../domain/delivery-state.js';
 import type { UsageCounter } from '../domain/usage.js';
-import { changeDeliveryState, getDelivery } from '../store/deliveries.js';
+import { changeDeliveryState, getDelivery } from '../store/deliveries/index.js';
 import type { Database, DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { countUsage } from '../store/usage.js';

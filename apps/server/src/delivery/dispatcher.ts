@@ -18,13 +18,14 @@ import { isActive } from '../domain/subscription-state.js';
 import type { DispatchResult, GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
 import type { DeliveryTokens } from '../security/delivery-token.js';
-import { type AttemptRecord, finishAttempt, nextDeliveryDueAt, releaseClaims } from '../store/deliveries.js';
 import {
-  attemptRecorded,
-  type ClaimedDelivery,
+  type AttemptRecord,
   claimWithContext,
-  type DispatchContext,
-} from '../store/dispatch-context.js';
+  finishAttempt,
+  nextDeliveryDueAt,
+  releaseClaims,
+} from '../store/deliveries/index.js';
+import { attemptRecorded, type ClaimedDelivery, type DispatchContext } from '../store/dispatch-context.js';
 import { reserveDispatchSlot } from '../store/pacing.js';
 import type { Database, DeliveryUpdate } from '../store/schema.js';
 import type { Store } from '../store/store.js';

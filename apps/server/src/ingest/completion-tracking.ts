@@ -1,7 +1,7 @@
 import { applyConsumerReport } from '../delivery/consumer-transitions.js';
 import { runFailureReason } from '../domain/run-following.js';
 import { getRepository } from '../store/accounts.js';
-import { getDelivery } from '../store/deliveries.js';
+import { getDelivery } from '../store/deliveries/index.js';
 import { markRunSeen } from '../store/not-started.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage } from '../store/usage.js';

@@ -6,7 +6,7 @@ import { RETENTION_MS } from '../domain/retention.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
 import { recordAudit } from '../store/audit.js';
-import { insertDeliveries, newDeliveryRow, recordAttempt } from '../store/deliveries.js';
+import { finishAttempt, insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
 import { finishRouting, insertEvent } from '../store/events.js';
 import { upsertMessage } from '../store/messages.js';
 import { incrementWindow } from '../store/rate-limit-counters.js';
@@ -94,7 +94,7 @@ describe('retention sweeper', () => {
       .set({ lease_owner: 'w' })
       .where('delivery_id', '=', deliveryId)
       .execute();
-    await recordAttempt(store.db, {
+    await finishAttempt(store, {
       deliveryId,
       owner: 'w',
       attempt: {

@@ -12,7 +12,7 @@ import { MISSING_MESSAGE_PROBLEM } from '../domain/message-schema.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
 import { insertArchive } from '../store/archives.js';
-import { insertDeliveries, newDeliveryRow } from '../store/deliveries.js';
+import { insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';

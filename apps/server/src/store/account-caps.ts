@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from './dialect.js';
+import type { SqlDialect } from './engine/dialect.js';
 import type { Database } from './schema.js';
 
 /** What the per-account caps count, and the lock that makes a cap exact. */

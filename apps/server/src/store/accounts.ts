@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { KeysetPage } from './page.js';
 import type { AccountRow, Database, RepositoryRow, WorkflowRow } from './schema.js';
 

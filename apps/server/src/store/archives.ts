@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { ArchiveRow, Database } from './schema.js';
 
 /** Archived aggregated payloads, one per routed event: what replay and payload fetch read. */

@@ -1,16 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { type DeliveryRoute, deliveryRouteOf } from '../domain/delivery-mode.js';
-import { type HotQuery, hotQueryFamily } from './compiled-query.js';
-import {
-  buildClaim,
-  type ClaimOptions,
-  type ClaimOutcome,
-  claimIdsOnSqlite,
-  claimOf,
-  NO_DELIVERY,
-  padded,
-} from './deliveries.js';
-import type { SqlDialect } from './dialect.js';
 import type { Database, DeliveryRow, SubscriptionStatus } from './schema.js';
 
 /**
@@ -40,7 +29,8 @@ export interface DispatchTarget {
 /** What a dispatch attempt uses of the claimed delivery's own row. */
 export type ClaimedDelivery = Pick<DeliveryRow, (typeof CLAIMED_COLUMNS)[number]>;
 
-const CLAIMED_COLUMNS = [
+/** The columns of a claimed delivery an attempt uses (the claims read no more on SQLite). */
+export const CLAIMED_COLUMNS = [
   'delivery_id',
   'subscription_id',
   'consumer_account_id',
@@ -56,75 +46,15 @@ const CLAIMED_COLUMNS = [
   'schema_version',
 ] as const;
 
-/**
- * Claims due deliveries (claimDueDeliveries) and reads each one's dispatch context with it. On
- * PostgreSQL that is one statement (the claim's UPDATE … RETURNING as a data-modifying CTE the
- * context is joined to): a dispatch is then two round trips, the claim and the finish, where it
- * was three (the worker spent most of its time writing statements to PostgreSQL's
- * socket). On SQLite, which has no such CTE and no round trips, the contexts are read in one
- * statement after the claim, in its transaction.
- */
-export async function claimWithContext(
-  db: Kysely<Database>,
-  dialect: SqlDialect,
-  options: ClaimOptions,
-): Promise<ClaimOutcome<{ row: ClaimedDelivery; context: DispatchContext }>> {
-  if (dialect !== 'postgres') {
-    const { claimed: ids, ...learned } = await claimIdsOnSqlite(db, options);
-    if (ids.length === 0) return { claimed: [], ...learned };
-    // The claimed rows and their contexts in one read, of the columns an attempt uses only: every
-    // column of a delivery is ~8 µs per row to turn into an object, more than the read itself.
-    const bound = padded(ids, NO_DELIVERY);
-    const query = claimedQuery(bound.length) as HotQuery<
-      Record<string, unknown>,
-      ContextRow & ClaimedDelivery
-    >;
-    const read = (await query.execute(db, Object.fromEntries(bound.map((id, i) => [`id${i}`, id])))).rows;
-    const byId = new Map(read.map((r) => [r.delivery_id, r]));
-    const claimed = ids.flatMap((id) => {
-      const r = byId.get(id);
-      return r ? [{ row: claimedColumns(r), context: toDispatchContext(r) }] : [];
-    });
-    return { claimed, ...learned };
-  }
-  const claim = claimOf(dialect, options);
-  const query = claimWithContextQuery(claim) as HotQuery<Record<string, unknown>, ContextRow & DeliveryRow>;
-  const rows = (await query.execute(db, claim.params)).rows;
-  return {
-    claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
-    // The statement ranks and locks in SQL: what it left is not known here.
-    sawAll: false,
-    atCap: [...(options.skipAccounts ?? [])],
-  };
-}
-
-const claimedQuery = hotQueryFamily(
-  (size: number) => size,
-  (size) => (db, p: Record<string, unknown>) =>
-    withContextColumns(db.selectFrom('deliveries as d'))
-      .select(CLAIMED_COLUMNS.map((column) => `d.${column}` as const))
-      .where(
-        'd.delivery_id',
-        'in',
-        Array.from({ length: size }, (_, i) => p[`id${i}`] as string),
-      ),
-);
-
-const claimWithContextQuery = hotQueryFamily(
-  (claim: ReturnType<typeof claimOf>) => claim.key,
-  (claim) => (db, p: Record<string, unknown>) =>
-    withContextColumns(
-      db.with('claimed', () => buildClaim(db, p, claim.shape)).selectFrom('claimed as d'),
-    ).selectAll('d'),
-);
-
-function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
+/** A claimed row cut to `CLAIMED_COLUMNS`. */
+export function claimedColumns(row: ClaimedDelivery): ClaimedDelivery {
   const claimed: Record<string, unknown> = {};
   for (const column of CLAIMED_COLUMNS) claimed[column] = row[column];
   return claimed as ClaimedDelivery;
 }
 
-interface ContextRow {
+/** A delivery's context as `withContextColumns` reads it, one column per part. */
+export interface ContextRow {
   delivery_id: string;
   subscription_status: SubscriptionStatus | null;
   delivery_mode: string | null;
@@ -146,7 +76,7 @@ interface ContextRow {
 }
 
 /** The joins and columns of a delivery's context, on a query of deliveries aliased `d`. */
-function withContextColumns<DB extends Database & { d: Database['deliveries'] }>(
+export function withContextColumns<DB extends Database & { d: Database['deliveries'] }>(
   qb: SelectQueryBuilder<DB, 'd', object>,
 ) {
   return (qb as unknown as SelectQueryBuilder<Database & { d: Database['deliveries'] }, 'd', object>)
@@ -177,7 +107,8 @@ function withContextColumns<DB extends Database & { d: Database['deliveries'] }>
     ]);
 }
 
-function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
+/** The context of a `ContextRow`, each part null where its row is gone. */
+export function toDispatchContext(row: Omit<ContextRow, 'delivery_id'> | undefined): DispatchContext {
   return {
     subscriptionStatus: row?.subscription_status ?? null,
     account:

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { Database, EventRow } from './schema.js';
 
 /** Completion events of run keys: stored at ingestion, routed from the store. */

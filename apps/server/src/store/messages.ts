@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { Database, MessageRow } from './schema.js';
 
 /** Messages sent by provider workflows through the message action, keyed by run key. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SqlDialect } from './dialect.js';
+import type { SqlDialect } from './engine/dialect.js';
 import type { Database, DeliveryStatus } from './schema.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Enforcement, SchemaInForce } from '../domain/message-schema.js';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { KeysetPage } from './page.js';
 import type { Database, ServiceSchemaRow } from './schema.js';
 

@@ -8,13 +8,14 @@ import {
   upsertRepositories,
 } from './accounts.js';
 import {
-  claimDueDeliveries,
+  type ClaimOptions,
+  claimWithContext,
+  finishAttempt,
   getDelivery,
   insertDeliveries,
   listAttempts,
   newDeliveryRow,
-  recordAttempt,
-} from './deliveries.js';
+} from './deliveries/index.js';
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
 import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';
@@ -299,73 +300,71 @@ export function describeStoreContract(
           nextAttemptAt,
         );
 
-      it('gives each due delivery to one worker until its lease expires', async () => {
-        await insertDeliveries(store.db, [
-          delivery('d-1', 0),
-          delivery('d-2', 0),
-          delivery('d-later', 5_000),
-        ]);
-        const a = await claimDueDeliveries(store.db, store.dialect, {
-          owner: 'a',
-          now: 1_000,
-          leaseMs: 1_000,
-          limit: 10,
+      // As the dispatcher claims: on PostgreSQL one statement with no transaction around it, on
+      // SQLite inside one of the group commit's transactions.
+      const claim = async (options: ClaimOptions) => {
+        const { claimed } =
+          store.dialect === 'postgres'
+            ? await claimWithContext(store.db, store.dialect, options)
+            : await store.transaction((trx) => claimWithContext(trx, store.dialect, options));
+        return claimed.map(({ row }) => row);
+      };
+
+      for (const perInstallation of [undefined, 3]) {
+        it(`gives each due delivery to one worker until its lease expires (${perInstallation === undefined ? 'uncapped' : 'capped'})`, async () => {
+          await insertDeliveries(store.db, [
+            delivery('d-1', 0),
+            delivery('d-2', 0),
+            delivery('d-later', 5_000),
+          ]);
+          const a = await claim({ owner: 'a', now: 1_000, leaseMs: 1_000, limit: 10, perInstallation });
+          expect(a.map((d) => d.delivery_id).sort()).toEqual(['d-1', 'd-2']);
+          expect(a.every((d) => d.attempt_count === 1)).toBe(true);
+          const b = await claim({ owner: 'b', now: 1_500, leaseMs: 1_000, limit: 10, perInstallation });
+          expect(b).toEqual([]);
+          // Worker a stalls past its lease; b takes over at 2 000.
+          const taken = await claim({ owner: 'b', now: 2_000, leaseMs: 1_000, limit: 1, perInstallation });
+          expect(taken.length).toBe(1);
+          expect(taken[0]!.attempt_count).toBe(2);
+          // The stale worker's attempt writes nothing: not the delivery, not the attempt, not usage.
+          const stale = await finishAttempt(store, {
+            deliveryId: taken[0]!.delivery_id,
+            owner: 'a',
+            attempt: null,
+            update: { dispatch_state: 'accepted' },
+            dispatchCountedAt: 2_000,
+          });
+          expect(stale).toBe(false);
+          expect((await getUsage(store.db, 2, '1970-01', 2_000)).counters.dispatchApiCalls).toBe(0);
+          const fresh = await finishAttempt(store, {
+            deliveryId: taken[0]!.delivery_id,
+            owner: 'b',
+            attempt: {
+              number: 2,
+              startedAt: 2_000,
+              durationMs: 12,
+              outcome: 'accepted',
+              statusCode: 204,
+              errorCategory: null,
+              errorMessage: null,
+              responseHeaders: { 'x-github-request-id': 'R1' },
+            },
+            update: { dispatch_state: 'accepted', next_attempt_at: null },
+            dispatchCountedAt: 2_000,
+          });
+          expect(fresh).toBe(true);
+          const row = await getDelivery(store.db, taken[0]!.delivery_id);
+          expect([row?.dispatch_state, row?.lease_owner]).toEqual(['accepted', null]);
+          const attempts = await listAttempts(store.db, taken[0]!.delivery_id);
+          expect(attempts.map((x) => [x.number, x.status_code, x.subscription_id])).toEqual([
+            [2, 204, 'sub_1'],
+          ]);
+          expect((await getUsage(store.db, 2, '1970-01', 2_000)).counters.dispatchApiCalls).toBe(1);
+          expect(
+            await claim({ owner: 'c', now: 10_000, leaseMs: 1_000, limit: 10, perInstallation }),
+          ).toHaveLength(2);
         });
-        expect(a.map((d) => d.delivery_id).sort()).toEqual(['d-1', 'd-2']);
-        expect(a.every((d) => d.attempt_count === 1)).toBe(true);
-        const b = await claimDueDeliveries(store.db, store.dialect, {
-          owner: 'b',
-          now: 1_500,
-          leaseMs: 1_000,
-          limit: 10,
-        });
-        expect(b).toEqual([]);
-        // Worker a stalls past its lease; b takes over at 2 000.
-        const taken = await claimDueDeliveries(store.db, store.dialect, {
-          owner: 'b',
-          now: 2_000,
-          leaseMs: 1_000,
-          limit: 1,
-        });
-        expect(taken.length).toBe(1);
-        expect(taken[0]!.attempt_count).toBe(2);
-        const stale = await recordAttempt(store.db, {
-          deliveryId: taken[0]!.delivery_id,
-          owner: 'a',
-          attempt: null,
-          update: { dispatch_state: 'accepted' },
-        });
-        expect(stale).toBe(false);
-        const fresh = await recordAttempt(store.db, {
-          deliveryId: taken[0]!.delivery_id,
-          owner: 'b',
-          attempt: {
-            number: 2,
-            startedAt: 2_000,
-            durationMs: 12,
-            outcome: 'accepted',
-            statusCode: 204,
-            errorCategory: null,
-            errorMessage: null,
-            responseHeaders: { 'x-github-request-id': 'R1' },
-          },
-          update: { dispatch_state: 'accepted', next_attempt_at: null },
-        });
-        expect(fresh).toBe(true);
-        const row = await getDelivery(store.db, taken[0]!.delivery_id);
-        expect([row?.dispatch_state, row?.lease_owner]).toEqual(['accepted', null]);
-        expect((await listAttempts(store.db, taken[0]!.delivery_id)).map((x) => x.status_code)).toEqual([
-          204,
-        ]);
-        expect(
-          await claimDueDeliveries(store.db, store.dialect, {
-            owner: 'c',
-            now: 10_000,
-            leaseMs: 1_000,
-            limit: 10,
-          }),
-        ).toHaveLength(2);
-      });
+      }
 
       it("claims across installations in one statement, none beyond an installation's free slots", async () => {
         // Installations 2, 3, 4 and 5 with 4 due deliveries each, due in turn (2, 3, 4, 5, 2, 3…).
@@ -373,8 +372,13 @@ export function describeStoreContract(
           store.db,
           Array.from({ length: 16 }, (_, i) => delivery(`d-${i}`, i, 2 + (i % 4))),
         );
-        const claim = (owner: string, limit: number, inFlight: Map<number, number>, skip: number[] = []) =>
-          claimDueDeliveries(store.db, store.dialect, {
+        const claimCapped = (
+          owner: string,
+          limit: number,
+          inFlight: Map<number, number>,
+          skip: number[] = [],
+        ) =>
+          claim({
             owner,
             now: 1_000,
             leaseMs: 60_000,
@@ -402,7 +406,7 @@ export function describeStoreContract(
           // As the dispatcher asks: installations at their cap skipped, the others' counts given.
           const free = new Map([...inFlight].filter(([, used]) => used < 3));
           const full = [...inFlight].filter(([, used]) => used >= 3).map(([account]) => account);
-          const rows = await claim('a', 10, free, full);
+          const rows = await claimCapped('a', 10, free, full);
           if (rows.length === 0) break;
           for (const [account, n] of Object.entries(perAccount(rows))) {
             const used = inFlight.get(Number(account)) ?? 0;
@@ -416,12 +420,15 @@ export function describeStoreContract(
           ['d-0', 'd-1', 'd-3', 'd-5', 'd-7', 'd-9', 'd-11'].sort(),
         );
         // The limit is of the whole claim, oldest due first.
-        const second = await claim('b', 2, new Map());
+        const second = await claimCapped('b', 2, new Map());
         expect(second.map((r) => r.delivery_id).sort()).toEqual(['d-2', 'd-4']);
-        // Side by side, two workers never take the same delivery.
+        // Side by side, two workers never take the same delivery, whether their claims are capped or not.
         const both: string[] = [];
         for (let pass = 0; pass < 20; pass++) {
-          const [c, d] = await Promise.all([claim('c', 16, new Map()), claim('d', 16, new Map())]);
+          const [c, d] = await Promise.all([
+            claimCapped('c', 16, new Map()),
+            claim({ owner: 'd', now: 1_000, leaseMs: 60_000, limit: 16 }),
+          ]);
           if (c.length + d.length === 0) break;
           both.push(...[...c, ...d].map((r) => r.delivery_id));
         }

@@ -1,11 +1,11 @@
 import { type Kysely, Migrator } from 'kysely';
-import type { SqlDialect } from './dialect.js';
-import type { DirectRun } from './direct-run.js';
-import { createGroupCommit } from './group-commit.js';
+import type { SqlDialect } from './engine/dialect.js';
+import type { DirectRun } from './engine/direct-run.js';
+import { createGroupCommit } from './engine/group-commit.js';
+import { openPostgres } from './engine/postgres.js';
+import { openSqlite } from './engine/sqlite.js';
 import { createMigrationProvider } from './migrations/index.js';
-import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
-import { openSqlite } from './sqlite.js';
 
 /** A handle on the database: queries run on `db`, or inside `transaction`. */
 export interface Store {
@@ -14,13 +14,13 @@ export interface Store {
   /**
    * Runs `work` in one transaction and resolves once it is committed. On SQLite the transaction
    * takes the write lock up front (`BEGIN IMMEDIATE`) so two processes never deadlock upgrading a
-   * read lock, and transactions asked for together share one COMMIT (group-commit.ts).
+   * read lock, and transactions asked for together share one COMMIT (engine/group-commit.ts).
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
   /**
-   * Calls `listener` with every error the database driver raises (classified by store-errors.ts);
+   * Calls `listener` with every error the database driver raises (classified by engine/store-errors.ts);
    * returns the function that stops it. The store-errors metric listens here.
    */
   onError(listener: (error: unknown) => void): () => void;

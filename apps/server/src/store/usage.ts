@@ -7,7 +7,7 @@ import {
   type UsageCounters,
   usageDay,
 } from '../domain/usage.js';
-import { hotQuery, hotQueryFamily } from './compiled-query.js';
+import { hotQuery, hotQueryFamily } from './engine/compiled-query.js';
 import type { Database } from './schema.js';
 
 /**

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { hotQuery } from './compiled-query.js';
+import { hotQuery } from './engine/compiled-query.js';
 import type { Database } from './schema.js';
 
 /**

@@ -122,7 +122,7 @@ function migrationsHash(): string {
       .filter((file) => file.endsWith('.ts'))
       .sort()
       .map((file) => join(migrations, file)),
-    join(store, 'dialect.ts'),
+    join(store, 'engine', 'dialect.ts'),
   ];
   const hash = createHash('sha256');
   for (const file of files) hash.update(file.slice(store.length)).update('\0').update(readFileSync(file));

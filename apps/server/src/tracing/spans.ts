@@ -1,6 +1,6 @@
 import type { CompletedRun } from '../domain/run-summary.js';
 import { attemptSpanId, childTraceparent, type TraceRunKey } from '../domain/trace-context.js';
-import type { AttemptRecord } from '../store/deliveries.js';
+import type { AttemptRecord } from '../store/deliveries/index.js';
 import type { ClaimedDelivery } from '../store/dispatch-context.js';
 import type { DeliveryRow, DeliveryUpdate } from '../store/schema.js';
 import { noSpan, type Span, type SpanAttributes, type Tracer } from './tracer.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
-import { claimDueDeliveries, findConsumerDelivery } from '../../src/store/deliveries.js';
+import { claimWithContext, findConsumerDelivery, finishAttempt } from '../../src/store/deliveries/index.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { attemptRecorded } from '../../src/store/dispatch-context.js';
 import { takeDueEvent } from '../../src/store/events.js';
@@ -66,19 +66,43 @@ async function indexesUsed(run: () => Promise<unknown>, pick: RegExp = /.*/s): P
 describe('query plans on PostgreSQL', () => {
   const now = Date.UTC(2026, 10, 20);
 
-  it('claims due work through the queue indexes', async () => {
-    expect(
-      await indexesUsed(
-        () =>
-          store.transaction((trx) =>
-            claimDueDeliveries(trx, 'postgres', { owner: 'w', now, leaseMs: 1000, limit: 20 }),
-          ),
-        /^update/,
-      ),
-    ).toContain('deliveries_due');
+  it('claims due work through the queue indexes, capped or not', async () => {
+    // As the dispatcher claims: one statement, no transaction around it.
+    const uncapped = { owner: 'w', now, leaseMs: 1000, limit: 20 };
+    const capped = { ...uncapped, perInstallation: 4, inFlight: new Map([[2, 1]]), skipAccounts: [3] };
+    for (const options of [uncapped, capped]) {
+      expect(
+        await indexesUsed(() => claimWithContext(store.db, 'postgres', options), /^with "claimed"/),
+      ).toContain('deliveries_due');
+    }
     expect(
       await indexesUsed(() => store.transaction((trx) => takeDueEvent(trx, 'postgres', now)), /^select/),
     ).toContain('events_pending');
+  });
+
+  it("finishes an attempt by the delivery's primary key", async () => {
+    const used = await indexesUsed(
+      () =>
+        finishAttempt(store, {
+          deliveryId: 'delivery-1',
+          owner: 'w',
+          attempt: {
+            number: 1,
+            startedAt: now,
+            durationMs: 5,
+            outcome: 'accepted',
+            statusCode: 204,
+            errorCategory: null,
+            errorMessage: null,
+            responseHeaders: null,
+          },
+          update: { dispatch_state: 'accepted' },
+          awaitStartSince: now,
+          dispatchCountedAt: now,
+        }),
+      /^with updated/,
+    );
+    expect(used).toContain('deliveries_pkey');
   });
 
   it('serves delivery status, consumer lookups, health and diagnostics from indexes', async () => {

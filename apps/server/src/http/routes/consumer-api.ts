@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { applyConsumerReport, type ConsumerReport } from '../../delivery/consumer-transitions.js';
 import type { UsageCounter } from '../../domain/usage.js';
 import { getArchive } from '../../store/archives.js';
-import { deliveriesOfCorrelation, findConsumerDelivery, getDelivery } from '../../store/deliveries.js';
+import { deliveriesOfCorrelation, findConsumerDelivery, getDelivery } from '../../store/deliveries/index.js';
 import { getDeliveryRecord } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import { bearerToken, verifyActionsToken } from '../actions-auth.js';

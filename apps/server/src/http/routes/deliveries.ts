@@ -3,7 +3,7 @@ import { REPLAY_LIMIT, replayDelivery } from '../../delivery/replay.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/delivery-state.js';
 import { isDeliveryId } from '../../domain/ids.js';
 import { getArchive } from '../../store/archives.js';
-import { listAttempts } from '../../store/deliveries.js';
+import { listAttempts } from '../../store/deliveries/index.js';
 import { getDeliveryRecord, listDeliveryRecords } from '../../store/delivery-records.js';
 import type { DeliveryRow } from '../../store/schema.js';
 import {

@@ -9,6 +9,7 @@ import {
 } from '../../domain/recovery.js';
 import { isActive } from '../../domain/subscription-state.js';
 import { recordAudit } from '../../store/audit.js';
+import { isUniqueViolation } from '../../store/engine/store-errors.js';
 import {
   countRecoverable,
   findRecoveryByKey,
@@ -22,7 +23,6 @@ import {
 } from '../../store/recoveries.js';
 import type { RecoveryRow } from '../../store/schema.js';
 import { getService } from '../../store/services.js';
-import { isUniqueViolation } from '../../store/store-errors.js';
 import { getSubscription } from '../../store/subscriptions.js';
 import {
   AUTH_PROBLEMS,

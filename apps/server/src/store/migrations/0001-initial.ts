@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * The initial schema. Never edit a migration once it has been released: add a new one.

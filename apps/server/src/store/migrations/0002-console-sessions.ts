@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Console sessions: a GitHub OAuth login creates one. Only the SHA-256 of the session's cookie

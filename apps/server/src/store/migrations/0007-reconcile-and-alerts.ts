@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * The redeliveries the reconciler asked GitHub for, the alert outbox, and the

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * diagnostics with years of history: the failed attempts of a connection in the last 30

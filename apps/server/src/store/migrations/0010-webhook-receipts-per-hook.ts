@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Webhook idempotency keyed on (GUID, hook). GitHub gives one event the same `X-GitHub-Delivery`

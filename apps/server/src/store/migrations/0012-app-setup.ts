@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Setup mode: the GitHub App registered from a manifest, sealed with `ZEKT_SECRET` (one row: a

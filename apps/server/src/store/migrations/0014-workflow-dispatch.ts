@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Delivery by `workflow_dispatch` (SPEC 4.1; domain/delivery-mode.ts, domain/run-following.ts).

@@ -1,5 +1,5 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
-import type { MigrationContext } from '../dialect.js';
+import type { MigrationContext } from '../engine/dialect.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-console-sessions.js';
 import * as m0003 from './0003-usage-per-day.js';

@@ -1,5 +1,5 @@
 import type { Kysely, QueryResult } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
 
 /**
  * The per-event statements on SQLite, run straight on the native connection while the group

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
 import { type DirectRun, runDirectlyOn } from './direct-run.js';
-import type { Database } from './schema.js';
 
 /**
  * Group commit for the embedded store. SQLite has one writer and `synchronous = FULL`

@@ -3,9 +3,9 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../schema.js';
 import { classifyingDialect } from './classified-dialect.js';
 import type { DirectRun } from './direct-run.js';
-import type { Database } from './schema.js';
 import { classifyDriverError } from './store-errors.js';
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 

@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database } from '../schema.js';
 import { directRunOf } from './direct-run.js';
-import type { Database } from './schema.js';
 
 /**
  * A statement of the per-event hot path, built by Kysely once per dialect and then executed with
@@ -15,7 +15,8 @@ import type { Database } from './schema.js';
  * parameters are then a template: a marker is replaced by the call's value, anything else (a
  * constant the builder wrote in) is kept. Kysely binds every value it is given as a parameter, so
  * the SQL is exactly what it would have built for real values. A builder must put parameters in
- * as values only (never through a function of them, never as a list whose length varies): the
+ * as values only (never through a function of them, never as a list whose length varies: a list is
+ * one value, bound-lists.ts): the
  * first compilation checks that each named parameter landed as a bound value.
  */
 export interface HotQuery<P, R> {
@@ -88,10 +89,10 @@ export function hotQuery<P extends Record<string, unknown>, R>(
 }
 
 /**
- * Hot queries whose SQL has a shape: how many rows or list items it binds, which columns it writes.
- * One is compiled per shape (by `key`) and kept for the life of the process, so the shapes must be
- * few: lists are padded to powers of two, and the columns an update writes come from a handful of
- * outcomes.
+ * Hot queries whose SQL has a shape: how many rows it inserts, which columns it writes. One is
+ * compiled per shape (by `key`) and kept for the life of the process, so the shapes must be few: an
+ * event routes to a handful of subscriptions, and the columns an update writes come from a handful
+ * of outcomes. A list a statement reads is no shape: it is bound as one parameter (bound-lists.ts).
  */
 export function hotQueryFamily<S, P extends Record<string, unknown>, R>(
   key: (shape: S) => string | number,

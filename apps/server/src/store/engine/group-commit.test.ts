@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../store.js';
+import { recordWebhookDelivery } from '../webhook-deliveries.js';
 import { directRunOf } from './direct-run.js';
-import { openStore, type Store } from './store.js';
-import { recordWebhookDelivery } from './webhook-deliveries.js';
 
 /**
  * Group commit on the embedded store: transactions asked for together share one COMMIT, yet each

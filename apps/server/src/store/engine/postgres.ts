@@ -1,8 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../schema.js';
 import { classifyingDialect } from './classified-dialect.js';
 import { namePreparedStatements } from './prepared-statements.js';
-import type { Database } from './schema.js';
 
 export interface PostgresOptions {
   url: string;

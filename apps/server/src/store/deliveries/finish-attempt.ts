@@ -1,0 +1,59 @@
+import { type Kysely, sql } from 'kysely';
+import { type UsageCounter, usageDay } from '../../domain/usage.js';
+import type { Database } from '../schema.js';
+import type { Store } from '../store.js';
+import { countUsage, usageShard } from '../usage.js';
+import { attemptRow, type RecordAttemptInput } from './attempt-record.js';
+import { recordLeasedAttempt } from './record-attempt.js';
+import { updateLeased } from './update-leased.js';
+
+/**
+ * The dispatcher's end of an attempt: the delivery's new state, the attempt, and — when GitHub was
+ * called — the consumer's `dispatchApiCalls` counter, all or nothing, committed before it returns.
+ * On PostgreSQL that is one statement (data-modifying CTEs run atomically, and with no transaction
+ * around them that is one round trip where BEGIN, three statements and COMMIT were five); on SQLite,
+ * or with writes `alongside` (a rare exhausted delivery's alert), one transaction.
+ */
+export async function finishAttempt(
+  store: Store,
+  input: RecordAttemptInput & {
+    dispatchCountedAt?: number | undefined;
+    /** More writes that must commit with the attempt, only if it is recorded (a transaction then). */
+    alongside?: ((trx: Kysely<Database>) => Promise<void>) | undefined;
+  },
+): Promise<boolean> {
+  const countedAt = input.dispatchCountedAt;
+  const alongside = input.alongside;
+  if (store.dialect !== 'postgres' || alongside) {
+    return store.transaction(async (trx) => {
+      const updated = await recordLeasedAttempt(trx, input);
+      if (updated && countedAt !== undefined) {
+        await countUsage(trx, updated.consumer_account_id, 'dispatchApiCalls', countedAt);
+      }
+      if (updated) await alongside?.(trx);
+      return updated !== undefined;
+    });
+  }
+  const a = input.attempt;
+  const row = a ? attemptRow(input.deliveryId, '', a) : null;
+  const attempt = row
+    ? sql`, attempt as (
+        insert into delivery_attempts (attempt_id, delivery_id, subscription_id, number, started_at,
+          duration_ms, outcome, status_code, error_category, error_message, response_headers)
+        select ${row.attempt_id}, ${row.delivery_id}, subscription_id, ${row.number}::integer,
+          ${row.started_at}::bigint, ${row.duration_ms}::integer, ${row.outcome}, ${row.status_code}::integer,
+          ${row.error_category}::text, ${row.error_message}::text, ${row.response_headers}::text
+        from updated)`
+    : sql``;
+  const usage =
+    countedAt === undefined
+      ? sql``
+      : sql`, usage as (
+        insert into usage_daily_shards (account_id, day, counter, shard, value)
+        select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter},
+          ${usageShard()}::integer, 1 from updated
+        on conflict (account_id, day, counter, shard) do update set value = usage_daily_shards.value + 1)`;
+  const result = await sql<{ n: number }>`with updated as (${updateLeased(store.db, input)})${attempt}${usage}
+    select count(*)::integer as n from updated`.execute(store.db);
+  return Number(result.rows[0]?.n ?? 0) === 1;
+}
