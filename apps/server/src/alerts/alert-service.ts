@@ -24,6 +24,7 @@ import {
 import { connectionStats } from '../store/connection-stats.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { healthAlert } from './alert-payloads.js';
 
 /**
  * Operational alerts: raised into the outbox (deduplicated over a window), sent as
@@ -181,24 +182,7 @@ export function createAlertService(options: {
         const done = await store.transaction(async (trx) => {
           await setHealthState(trx, connection.subscription_id, report.health, now);
           if (kind === null) return false;
-          return raise(
-            {
-              accountId: connection.consumer_account_id,
-              kind,
-              subject: connection.subscription_id,
-              data: {
-                connectionId: connection.subscription_id,
-                service: connection.slug,
-                provider: connection.provider_repository,
-                consumer: connection.consumer_repository,
-                health: report.health,
-                previousHealth: before ?? 'Healthy',
-                successRate: report.successRate,
-                recentActivity: report.recentActivity,
-              },
-            },
-            trx,
-          );
+          return raise(healthAlert(connection, kind, report, before), trx);
         });
         if (done) raised++;
       }
