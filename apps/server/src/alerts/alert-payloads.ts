@@ -2,12 +2,20 @@ import type { AlertKind } from '../domain/alerts.js';
 import type { Health, HealthReport } from '../domain/health.js';
 import type { ClaimedDelivery } from '../store/dispatch-context.js';
 import type { FlaggedDelivery } from '../store/not-started.js';
-import type { RaiseInput } from './alert-service.js';
 
 /**
  * What each operational alert says: its account, kind, subject (with the kind, its deduplication
- * key) and data, the JSON the receiver gets. The parts that notice a change raise what these build.
+ * key) and data, the JSON the receiver gets. The parts that notice a change raise what these build
+ * (alert-service.ts records and sends them).
  */
+export interface RaiseInput {
+  /** The account whose members see the alert. */
+  accountId: number;
+  kind: AlertKind;
+  /** What the alert is about (a connection or delivery id): with `kind`, the deduplication key. */
+  subject: string;
+  data: Record<string, unknown>;
+}
 
 /** A durable delivery used its whole retry schedule and failed. */
 export function exhaustedAlert(

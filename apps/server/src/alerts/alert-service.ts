@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import {
   ALERT_SEND_FAILURES,
-  type AlertKind,
   type AlertSendFailure,
   alertDedupKey,
   alertSendFailure,
@@ -24,7 +23,9 @@ import {
 import { connectionStats } from '../store/connection-stats.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
-import { healthAlert } from './alert-payloads.js';
+import { healthAlert, type RaiseInput } from './alert-payloads.js';
+
+export type { RaiseInput };
 
 /**
  * Operational alerts: raised into the outbox (deduplicated over a window), sent as
@@ -37,15 +38,6 @@ export interface AlertSettings {
   /** The `whsec_…` key, decoded. */
   key: Buffer | null;
   dedupWindowMs: number;
-}
-
-export interface RaiseInput {
-  /** The account whose members see the alert. */
-  accountId: number;
-  kind: AlertKind;
-  /** What the alert is about (a connection or delivery id): with `kind`, the deduplication key. */
-  subject: string;
-  data: Record<string, unknown>;
 }
 
 export interface AlertService {
