@@ -27,10 +27,11 @@ import { attemptTraceparent, recordAttemptSpan } from '../tracing/spans.js';
 import type { Tracer } from '../tracing/tracer.js';
 
 /**
- * One dispatch attempt of a claimed delivery (SPEC 4): prepare the call from the delivery and the
- * context read with its claim (domain/dispatch-target.ts refuses a target that may no longer be
- * sent to), call GitHub, record the attempt and the delivery's new state. It holds no state of its
- * own: the pool (dispatch-pool.ts) decides when it runs, the dispatcher (dispatcher.ts) wires both.
+ * One dispatch attempt of a leased delivery (SPEC 4): take the installation's pacing slot (a later
+ * one puts the delivery back, due then), prepare the call from the delivery and the context read
+ * with its lease (domain/dispatch-target.ts refuses a target that may no longer be sent to), call
+ * GitHub, record the attempt and the delivery's new state. It holds no state of its own: the pool
+ * (dispatch-pool.ts) decides when it runs, the dispatcher (dispatcher.ts) wires both.
  */
 export interface AttemptOptions {
   store: Store;

@@ -21,7 +21,7 @@ import type { DeliveryHandoff } from './handoff.js';
  * GitHub answers with its run is recorded with that run, and — durable, without completion
  * tracking — handed to the run follower (run-follower.ts) through the store.
  *
- * This module wires three parts: the attempt (dispatch-attempt.ts: prepare → call → record), the
+ * This module wires three parts: the attempt (dispatch-attempt.ts: pace → prepare → call → record), the
  * pool (dispatch-pool.ts: slots, per-installation caps, the handoff's reservations) and the claim
  * that fills the pool from the store.
  */
