@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
+import { exhaustedAlert, notStartedAlerts } from './alerts/alert-payloads.js';
 import { type AlertService, createAlertService } from './alerts/alert-service.js';
+import { createBackgroundLoops, type LoopSpec } from './background-loops.js';
 import type { Config } from './config.js';
 import { createSchemaCheckPool } from './contracts/schema-check-pool.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
@@ -19,6 +21,7 @@ import { buildProbeApp } from './http/probe-app.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createReconciler, type Reconciler } from './reconcile/reconciler.js';
 import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
+import { type Role, runsPart } from './role.js';
 import { createEventRouter, type EventRouter } from './routing/event-router.js';
 import { createDeliveryTokens } from './security/delivery-token.js';
 import { createSecretBox } from './security/secret-box.js';
@@ -28,17 +31,26 @@ import { createLiveAppCredentials, type LiveAppCredentials } from './setup/live-
 import { setupUrlOf } from './startup/app-credentials.js';
 import { listenOn } from './startup/listen.js';
 import { createServiceChecks } from './startup/service-checks.js';
-import { storeErrorCategory } from './store/engine/store-errors.js';
 import { nextEventDueAt } from './store/events.js';
 import { createLocalNotifier, createPostgresNotifier } from './store/notifier.js';
 import { readQueueStats } from './store/queue-stats.js';
 import { openStore, type Store } from './store/store.js';
+import { storeErrorCategory } from './store/store-errors.js';
 import { loadTracer } from './tracing/load-tracer.js';
 import type { Tracer } from './tracing/tracer.js';
-import { createWorkerLoop, type WorkerLoop } from './worker-loop.js';
 
-/** Which parts a process runs (SPEC 2): the HTTP API, the background workers, or both. */
-export type Role = 'api' | 'worker' | 'all';
+export type { Role };
+
+/** The background loops, by name (see the table in createZekt). */
+type LoopName =
+  | 'router'
+  | 'dispatcher'
+  | 'run-follower'
+  | 'retention'
+  | 'reconciler'
+  | 'not-started'
+  | 'alerts'
+  | 'recoveries';
 
 export interface ZektOptions {
   config: Config;
@@ -164,9 +176,10 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   const tracer =
     options.tracer ?? (await loadTracer(config.tracing, { metrics, role, instanceId: workerId }));
 
-  let routerLoop: WorkerLoop | null = null;
-  let dispatchLoop: WorkerLoop | null = null;
-  let followLoop: WorkerLoop | null = null;
+  // The loops are declared below, once what they run exists; what is built before them wakes
+  // them by name.
+  let loops: { wake(name: LoopName): void } | null = null;
+  const wake = (name: LoopName) => () => loops?.wake(name);
 
   const alerts = createAlertService({
     store,
@@ -179,7 +192,6 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     },
     owner: workerId,
   });
-  let alertLoop: WorkerLoop | null = null;
   const schemaChecks = createSchemaCheckPool({
     threads: config.schemas.threads,
     validationTimeoutMs: config.schemas.validationTimeoutMs,
@@ -203,32 +215,18 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     leaseMs: config.leaseMs,
     concurrency: config.dispatchConcurrency,
     installationConcurrency: config.installationConcurrency,
-    onCapacity: () => dispatchLoop?.wake(),
+    onCapacity: wake('dispatcher'),
     requestTimeoutMs: config.dispatchTimeoutMs,
     retryScheduleMs: config.retryScheduleMs,
     runFollowScheduleMs: config.runFollowScheduleMs,
-    onRunFollowed: () => followLoop?.wake(),
+    onRunFollowed: wake('run-follower'),
     installationDispatchRate: config.installationDispatchRate,
     metrics,
     tracer,
     onExhausted: async (row, lastFailure, trx) => {
-      await alerts.raise(
-        {
-          accountId: row.consumer_account_id,
-          kind: 'delivery.exhausted',
-          subject: row.delivery_id,
-          data: {
-            deliveryId: row.delivery_id,
-            connectionId: row.subscription_id,
-            eventType: row.event_type,
-            attempts: row.attempt_count,
-            lastFailure,
-          },
-        },
-        trx,
-      );
+      await alerts.raise(exhaustedAlert(row, lastFailure), trx);
     },
-    afterExhausted: () => alertLoop?.wake(),
+    afterExhausted: wake('alerts'),
   });
   const runFollower = createRunFollower({
     store,
@@ -244,7 +242,8 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   });
   // A process that runs the workers routes, and its dispatcher takes the deliveries it has room
   // for as they are created (delivery/handoff.ts); an API-only process leaves both to the workers.
-  const handoff = role !== 'api' ? dispatcher : undefined;
+  const runsWorkers = runsPart(role, 'worker');
+  const handoff = runsWorkers ? dispatcher : undefined;
   const router = createEventRouter({
     store,
     clock,
@@ -260,7 +259,6 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     logger: logger.child({ component: 'retention' }),
     metrics,
   });
-  let sweepLoop: WorkerLoop | null = null;
   const reconciler = createReconciler({
     store,
     clock,
@@ -268,45 +266,16 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     logger: logger.child({ component: 'reconciler' }),
     owner: workerId,
   });
-  let reconcileLoop: WorkerLoop | null = null;
   const notStarted = createNotStartedMonitor({
     store,
     clock,
     logger: logger.child({ component: 'not-started' }),
     afterMs: config.notStartedAfterMs,
     onFlagged: async (flagged, trx) => {
-      // One alert per connection, not per delivery: a missing workflow fails every delivery alike.
-      const byConnection = new Map<string, typeof flagged>();
-      for (const delivery of flagged) {
-        byConnection.set(delivery.subscriptionId, [
-          ...(byConnection.get(delivery.subscriptionId) ?? []),
-          delivery,
-        ]);
-      }
-      for (const [connectionId, deliveries] of byConnection) {
-        const [first] = deliveries;
-        if (first === undefined) continue;
-        await alerts.raise(
-          {
-            accountId: first.consumerAccountId,
-            kind: 'delivery.not_started',
-            subject: connectionId,
-            data: {
-              connectionId,
-              eventType: first.eventType,
-              deliveryIds: deliveries.map((d) => d.deliveryId).slice(0, 20),
-              count: deliveries.length,
-              recommendation: `the consumer workflow must be on the default branch with on: repository_dispatch: types: [${first.eventType}]`,
-            },
-          },
-          trx,
-        );
-      }
+      for (const alert of notStartedAlerts(flagged)) await alerts.raise(alert, trx);
     },
-    afterFlagged: () => alertLoop?.wake(),
+    afterFlagged: wake('alerts'),
   });
-  let notStartedLoop: WorkerLoop | null = null;
-  let recoveryLoop: WorkerLoop | null = null;
 
   const setup = createAppSetup({
     store,
@@ -335,7 +304,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     notStartedAfterMs: config.notStartedAfterMs,
     githubWebUrl: config.github.webUrl,
     wakeRouter: () => notifier.notify('events'),
-    routeInline: role !== 'api',
+    routeInline: runsWorkers,
     handoff,
     wakeDispatcher: () => notifier.notify('deliveries'),
     http: config.http,
@@ -377,70 +346,87 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   });
   let metricsUrl: string | null = null;
 
-  if (role !== 'api') {
-    routerLoop = createWorkerLoop({
+  // The background loops, by part. A loop sleeps until its next item is due, at most its poll
+  // interval, unless something wakes it: a wake-up from the store (another process's work
+  // included) or a part of this one, by name. The table's order is the order they start and stop.
+  const recoveries = createRecoveryRunner({
+    store,
+    clock,
+    wakeDispatcher: () => notifier.notify('deliveries'),
+    tracer,
+  });
+  let lastSweep: number | null = null;
+  let nextHealthCheck = clock.now();
+  // The first pass waits one interval: a process that just started has nothing new to look at.
+  let nextReconcile = clock.now() + config.reconcileIntervalMs;
+  const table: Array<LoopSpec<LoopName>> = [
+    {
       name: 'router',
+      part: 'worker',
       work: () => router.routeDue(),
       nextDueAt: () => nextEventDueAt(store.db),
-      clock,
       pollIntervalMs: config.pollIntervalMs,
-      logger,
-    });
-    dispatchLoop = createWorkerLoop({
+      wakeOn: 'events',
+    },
+    {
+      name: 'run-follower',
+      part: 'worker',
+      work: () => runFollower.followDue(),
+      nextDueAt: () => runFollower.nextDueAt(),
+      pollIntervalMs: config.pollIntervalMs,
+    },
+    {
       name: 'dispatcher',
+      part: 'worker',
       // A pass that started attempts is followed by another at once only if it may find more.
       work: async () => {
         const started = await dispatcher.fill();
         return dispatcher.mayClaimMore() ? started : 0;
       },
       nextDueAt: () => dispatcher.nextDueAt(),
-      clock,
       pollIntervalMs: config.pollIntervalMs,
-      logger,
-    });
-    followLoop = createWorkerLoop({
-      name: 'run-follower',
-      work: () => runFollower.followDue(),
-      nextDueAt: () => runFollower.nextDueAt(),
-      clock,
-      pollIntervalMs: config.pollIntervalMs,
-      logger,
-    });
-    notifier.subscribe('events', () => routerLoop?.wake());
-    notifier.subscribe('deliveries', () => {
-      dispatcher.hint();
-      dispatchLoop?.wake();
-    });
-    let lastSweep: number | null = null;
-    const recoveries = createRecoveryRunner({
-      store,
-      clock,
-      wakeDispatcher: () => notifier.notify('deliveries'),
-      tracer,
-    });
-    recoveryLoop = createWorkerLoop({
-      name: 'recoveries',
-      work: () => recoveries.runOnce(),
-      nextDueAt: async () => null,
-      clock,
-      pollIntervalMs: config.pollIntervalMs,
-      logger,
-    });
-    sweepLoop = createWorkerLoop({
+      wakeOn: 'deliveries',
+      onWakeUp: () => dispatcher.hint(),
+      // Nothing starts an attempt any more (the router, the run follower and this loop stopped,
+      // the API closed): the ones in flight are recorded before the rest stops.
+      afterStop: () => dispatcher.idle(),
+    },
+    {
       name: 'retention',
+      part: 'worker',
       work: async () => {
         lastSweep = clock.now();
         await sweeper.sweep();
         return 0;
       },
       nextDueAt: async () => (lastSweep ?? clock.now()) + config.retentionIntervalMs,
-      clock,
       pollIntervalMs: config.retentionIntervalMs,
-      logger,
-    });
-    let nextHealthCheck = clock.now();
-    alertLoop = createWorkerLoop({
+    },
+    {
+      name: 'reconciler',
+      part: 'worker',
+      enabled: config.reconcileIntervalMs > 0,
+      work: async () => {
+        if (clock.now() < nextReconcile) return 0;
+        nextReconcile = clock.now() + config.reconcileIntervalMs;
+        await reconciler.reconcile();
+        return 0;
+      },
+      nextDueAt: async () => nextReconcile,
+      pollIntervalMs: config.reconcileIntervalMs,
+    },
+    {
+      // Sleeps until the longest-waiting delivery becomes late; deliveries accepted meanwhile are
+      // late later still, so waking up for them is never needed.
+      name: 'not-started',
+      part: 'worker',
+      work: async () => (await notStarted.flag()).length,
+      nextDueAt: () => notStarted.nextDueAt(),
+      pollIntervalMs: Math.min(config.notStartedAfterMs, 60_000),
+    },
+    {
       name: 'alerts',
+      part: 'worker',
       work: async () => {
         if (clock.now() >= nextHealthCheck) {
           nextHealthCheck = clock.now() + HEALTH_CHECK_INTERVAL_MS;
@@ -452,39 +438,18 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
         const due = await alerts.nextDueAt();
         return due === null ? nextHealthCheck : Math.min(due, nextHealthCheck);
       },
-      clock,
       pollIntervalMs: config.pollIntervalMs,
-      logger,
-    });
-    if (config.reconcileIntervalMs > 0) {
-      // The first pass waits one interval: a process that just started has nothing new to look at.
-      let nextReconcile = clock.now() + config.reconcileIntervalMs;
-      reconcileLoop = createWorkerLoop({
-        name: 'reconciler',
-        work: async () => {
-          if (clock.now() < nextReconcile) return 0;
-          nextReconcile = clock.now() + config.reconcileIntervalMs;
-          await reconciler.reconcile();
-          return 0;
-        },
-        nextDueAt: async () => nextReconcile,
-        clock,
-        pollIntervalMs: config.reconcileIntervalMs,
-        logger,
-      });
-    }
-    // Sleeps until the longest-waiting delivery becomes late; deliveries accepted meanwhile are
-    // late later still, so waking up for them is never needed.
-    notStartedLoop = createWorkerLoop({
-      name: 'not-started',
-      work: async () => (await notStarted.flag()).length,
-      nextDueAt: () => notStarted.nextDueAt(),
-      clock,
-      pollIntervalMs: Math.min(config.notStartedAfterMs, 60_000),
-      logger,
-    });
-  }
-
+    },
+    {
+      name: 'recoveries',
+      part: 'worker',
+      work: () => recoveries.runOnce(),
+      nextDueAt: async () => null,
+      pollIntervalMs: config.pollIntervalMs,
+    },
+  ];
+  const background = createBackgroundLoops(table, { role, clock, logger, notifier });
+  loops = background;
   return {
     store,
     http,
@@ -504,14 +469,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
         port: config.metrics.port,
         setting: 'ZEKT_METRICS_PORT',
       });
-      routerLoop?.start();
-      dispatchLoop?.start();
-      followLoop?.start();
-      sweepLoop?.start();
-      reconcileLoop?.start();
-      notStartedLoop?.start();
-      alertLoop?.start();
-      recoveryLoop?.start();
+      background.start();
       if (role === 'worker') {
         await http.ready();
         return metricsUrl;
@@ -524,15 +482,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
     async stop() {
       await probes.close();
       await http.close();
-      await routerLoop?.stop();
-      await dispatchLoop?.stop();
-      await followLoop?.stop();
-      await dispatcher.idle();
-      await sweepLoop?.stop();
-      await reconcileLoop?.stop();
-      await notStartedLoop?.stop();
-      await alertLoop?.stop();
-      await recoveryLoop?.stop();
+      await background.stop();
       await notifier.close();
       // Bounded: a tracing backend that hangs never holds up a stopping process.
       if (!options.tracer) await tracer.shutdown();

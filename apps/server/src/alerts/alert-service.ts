@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import {
   ALERT_SEND_FAILURES,
-  type AlertKind,
   type AlertSendFailure,
   alertDedupKey,
   alertSendFailure,
@@ -24,6 +23,9 @@ import {
 import { connectionStats } from '../store/connection-stats.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
+import { healthAlert, type RaiseInput } from './alert-payloads.js';
+
+export type { RaiseInput };
 
 /**
  * Operational alerts: raised into the outbox (deduplicated over a window), sent as
@@ -36,15 +38,6 @@ export interface AlertSettings {
   /** The `whsec_…` key, decoded. */
   key: Buffer | null;
   dedupWindowMs: number;
-}
-
-export interface RaiseInput {
-  /** The account whose members see the alert. */
-  accountId: number;
-  kind: AlertKind;
-  /** What the alert is about (a connection or delivery id): with `kind`, the deduplication key. */
-  subject: string;
-  data: Record<string, unknown>;
 }
 
 export interface AlertService {
@@ -181,24 +174,7 @@ export function createAlertService(options: {
         const done = await store.transaction(async (trx) => {
           await setHealthState(trx, connection.subscription_id, report.health, now);
           if (kind === null) return false;
-          return raise(
-            {
-              accountId: connection.consumer_account_id,
-              kind,
-              subject: connection.subscription_id,
-              data: {
-                connectionId: connection.subscription_id,
-                service: connection.slug,
-                provider: connection.provider_repository,
-                consumer: connection.consumer_repository,
-                health: report.health,
-                previousHealth: before ?? 'Healthy',
-                successRate: report.successRate,
-                recentActivity: report.recentActivity,
-              },
-            },
-            trx,
-          );
+          return raise(healthAlert(connection, kind, report, before), trx);
         });
         if (done) raised++;
       }

@@ -5,7 +5,7 @@ import { ConfigError, type Environment, loadConfig, loadStoreConfig, processEnvi
 import { redactUrl } from '../redact-url.js';
 import { explainDatabaseFailure } from '../startup/database-problems.js';
 import { OperatorError } from '../startup/operator-error.js';
-import { isStoreUnavailable } from '../store/engine/store-errors.js';
+import { isStoreUnavailable } from '../store/store-errors.js';
 import type { Role } from '../zekt.js';
 import { BENCH_MISSING, type BenchWorkspace, loadBenchWorkspace } from './bench-workspace.js';
 import { CliError } from './cli-error.js';

@@ -1,9 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import {
-  isStoreConflict,
-  isStoreUnavailable,
-  StoreRejectedValueError,
-} from '../store/engine/store-errors.js';
+import { isStoreConflict, isStoreUnavailable, StoreRejectedValueError } from '../store/store-errors.js';
 
 import { PROBLEMS, type ProblemCode } from './problem-codes.js';
 

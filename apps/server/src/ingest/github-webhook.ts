@@ -11,8 +11,11 @@ import type { WebhookIngestOptions, WebhookOutcome, WebhookRequest, WebhookSourc
 const HOOK_PLACEMENT_WINDOW_MS = 10 * 60_000;
 
 /**
- * `POST /webhooks/github`: verify, classify, store — then answer. Nothing here calls GitHub or
- * routes; the stored event is picked up by the router after the commit (docs/architecture.md).
+ * `POST /webhooks/github`: verify, classify, store — then answer. Nothing here calls GitHub. By
+ * default (a process that runs the workers, no message grace period) a completed run is routed in
+ * the transaction that stores it, and the deliveries the dispatcher has room for are leased to it
+ * there and start once that transaction is durable (completion-event.ts, delivery/handoff.ts);
+ * otherwise the stored event waits, pending, for the router loop (docs/architecture.md, Data flow).
  */
 export async function ingestGitHubWebhook(
   options: WebhookIngestOptions,

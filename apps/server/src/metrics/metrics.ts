@@ -1,5 +1,5 @@
 import type { ErrorCategory } from '../domain/error-category.js';
-import type { StoreErrorCategory } from '../store/engine/store-errors.js';
+import type { StoreErrorCategory } from '../store/store-errors.js';
 
 export type { StoreErrorCategory };
 

@@ -4,9 +4,9 @@ import { newId } from '../domain/ids.js';
 import type { RoutableSubscription } from '../domain/routing.js';
 import type { DispatchTarget } from './dispatch-context.js';
 import { hotQuery } from './engine/compiled-query.js';
-import { isUniqueViolation } from './engine/store-errors.js';
 import type { KeysetPage } from './page.js';
 import type { Database, SubscriptionRow, SubscriptionStatus } from './schema.js';
+import { isUniqueViolation } from './store-errors.js';
 
 /** Subscriptions (= connections): a consumer account's access to a service, delivering to one repo. */
 

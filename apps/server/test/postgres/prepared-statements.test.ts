@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isStoreUnavailable } from '../../src/store/engine/store-errors.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { isStoreUnavailable } from '../../src/store/store-errors.js';
 import { createTestDatabase, type TestDatabase } from '../../src/test-support/test-database.js';
 
 /**

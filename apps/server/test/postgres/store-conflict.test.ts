@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toHttpError } from '../../src/http/problem.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import {
   isStoreConflict,
   isStoreUnavailable,
   type StoreErrorCategory,
   storeErrorCategory,
-} from '../../src/store/engine/store-errors.js';
-import { openStore, type Store } from '../../src/store/store.js';
+} from '../../src/store/store-errors.js';
 import { createTestDatabase, type TestDatabase } from '../../src/test-support/test-database.js';
 
 /**

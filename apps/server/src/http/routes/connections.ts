@@ -26,8 +26,7 @@ import {
 } from '../../store/connection-stats.js';
 import { notStartedOfConnection } from '../../store/not-started.js';
 import type { SubscriptionRow } from '../../store/schema.js';
-import { getService } from '../../store/services.js';
-import { getSubscription, listSubscriptions, routeOfSubscription } from '../../store/subscriptions.js';
+import { listSubscriptions, routeOfSubscription } from '../../store/subscriptions.js';
 import {
   AUTH_PROBLEMS,
   ConnectionHistorySchema,
@@ -37,7 +36,8 @@ import {
   problems,
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
-import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { type Caller, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { partyConnection } from '../connection-party.js';
 import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { iso, isoAt } from '../views.js';
@@ -65,16 +65,11 @@ export function registerConnectionRoutes(
     caller: Caller,
     id: string,
   ): Promise<SubscriptionRow & { provider_account_id: number }> {
-    const subscription = await getSubscription(db, id);
-    const service = subscription ? await getService(db, subscription.service_id) : undefined;
-    if (
-      !subscription ||
-      !service ||
-      !(isMemberOf(caller, service.account_id) || isMemberOf(caller, subscription.consumer_account_id))
-    ) {
+    const party = await partyConnection(db, caller, id);
+    if (!party?.service) {
       throw new HttpError('connection_not_found', `no connection ${id} that you are a party to`);
     }
-    return { ...subscription, provider_account_id: service.account_id };
+    return { ...party.subscription, provider_account_id: party.service.account_id };
   }
 
   api.get(

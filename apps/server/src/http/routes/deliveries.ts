@@ -5,7 +5,6 @@ import { isDeliveryId } from '../../domain/ids.js';
 import { getArchive } from '../../store/archives.js';
 import { listAttempts } from '../../store/deliveries/index.js';
 import { getDeliveryRecord, listDeliveryRecords } from '../../store/delivery-records.js';
-import type { DeliveryRow } from '../../store/schema.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
@@ -17,21 +16,14 @@ import {
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
-import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { type Caller, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { isPartyToDelivery } from '../connection-party.js';
 import { readLimit } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { deliveryRecordView, isoAt } from '../views.js';
 
 const security = MANAGEMENT_SECURITY;
 const DeliveryParams = Type.Object({ deliveryId: Type.String({ maxLength: 100 }) });
-
-/** A party to a delivery: a member of its provider or its consumer account. */
-export function isParty(
-  caller: Caller,
-  delivery: Pick<DeliveryRow, 'provider_account_id' | 'consumer_account_id'>,
-): boolean {
-  return isMemberOf(caller, delivery.provider_account_id) || isMemberOf(caller, delivery.consumer_account_id);
-}
 
 function parseTime(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -51,7 +43,7 @@ export function registerDeliveryRoutes(
 
   async function partyRecord(caller: Caller, deliveryId: string) {
     const row = await getDeliveryRecord(db, deliveryId);
-    if (!row || !isParty(caller, row)) {
+    if (!row || !isPartyToDelivery(caller, row)) {
       throw new HttpError('delivery_not_found', `no delivery ${deliveryId} of your connections`);
     }
     return row;
@@ -227,7 +219,7 @@ export function registerDeliveryRoutes(
           idempotencyKey: request.headers['idempotency-key'],
           actor: auditActor(caller),
         },
-        (delivery) => isParty(caller, delivery),
+        (delivery) => isPartyToDelivery(caller, delivery),
       );
       if (result.outcome === 'not_found') {
         throw new HttpError(

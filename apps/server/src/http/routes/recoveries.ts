@@ -9,7 +9,6 @@ import {
 } from '../../domain/recovery.js';
 import { isActive } from '../../domain/subscription-state.js';
 import { recordAudit } from '../../store/audit.js';
-import { isUniqueViolation } from '../../store/engine/store-errors.js';
 import {
   countRecoverable,
   findRecoveryByKey,
@@ -22,8 +21,7 @@ import {
   windowOf,
 } from '../../store/recoveries.js';
 import type { RecoveryRow } from '../../store/schema.js';
-import { getService } from '../../store/services.js';
-import { getSubscription } from '../../store/subscriptions.js';
+import { isUniqueViolation } from '../../store/store-errors.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,
@@ -35,7 +33,8 @@ import {
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
-import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { type Caller, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { partyConnection } from '../connection-party.js';
 import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { isoAt } from '../views.js';
@@ -56,16 +55,12 @@ const STATES_HELP = `${Object.keys(RECOVERABLE_STATES).join(' | ')} (default ${D
 export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'store' | 'clock'>): void {
   const db = context.store.db;
 
-  async function partyConnection(caller: Caller, id: string) {
-    const subscription = await getSubscription(db, id);
-    const service = subscription ? await getService(db, subscription.service_id) : undefined;
-    if (
-      !subscription ||
-      !service ||
-      !(isMemberOf(caller, service.account_id) || isMemberOf(caller, subscription.consumer_account_id))
-    ) {
+  async function visibleConnection(caller: Caller, id: string) {
+    const party = await partyConnection(db, caller, id);
+    if (!party?.service) {
       throw new HttpError('connection_not_found', `no connection ${id} that you are a party to`);
     }
+    const { subscription, service } = party;
     return {
       subscription,
       accountIds: [service.account_id, subscription.consumer_account_id],
@@ -95,7 +90,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
   }
 
   async function partyRecovery(caller: Caller, connectionId: string, recoveryId: string) {
-    const { accountIds } = await partyConnection(caller, connectionId);
+    const { accountIds } = await visibleConnection(caller, connectionId);
     const recovery = await getRecovery(db, recoveryId);
     if (!recovery || recovery.subscription_id !== connectionId) {
       throw new HttpError('recovery_not_found', `no recovery ${recoveryId} of connection ${connectionId}`);
@@ -122,7 +117,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
       },
     },
     async (request) => {
-      const { subscription } = await partyConnection(requireCaller(request), request.params.id);
+      const { subscription } = await visibleConnection(requireCaller(request), request.params.id);
       const window = readWindow(
         subscription.subscription_id,
         request.query.since,
@@ -183,7 +178,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
     },
     async (request, reply) => {
       const caller = requireCaller(request);
-      const { subscription, accountIds } = await partyConnection(caller, request.params.id);
+      const { subscription, accountIds } = await visibleConnection(caller, request.params.id);
       const key = request.headers['idempotency-key'];
       const byKey = () =>
         key === undefined
@@ -279,7 +274,7 @@ export function registerRecoveryRoutes(api: App, context: Pick<AppContext, 'stor
       },
     },
     async (request) => {
-      const { subscription } = await partyConnection(requireCaller(request), request.params.id);
+      const { subscription } = await visibleConnection(requireCaller(request), request.params.id);
       const { limit, store } = readPage(request.query, [CURSOR_FIELDS.id('rec')]);
       const page = pageOf(await listRecoveries(db, subscription.subscription_id, store), limit, (row) => [
         row.recovery_id,

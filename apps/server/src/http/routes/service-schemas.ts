@@ -14,7 +14,6 @@ import {
   firstSchemaReport,
 } from '../../domain/schema-compatibility.js';
 import { recordAudit } from '../../store/audit.js';
-import { isUniqueViolation } from '../../store/engine/store-errors.js';
 import type { Database, SchemaViolationRow, ServiceRow, ServiceSchemaRow } from '../../store/schema.js';
 import { listViolations } from '../../store/schema-violations.js';
 import {
@@ -24,6 +23,7 @@ import {
   setSchemaEnforcement,
 } from '../../store/service-schemas.js';
 import { getService, listDirectory } from '../../store/services.js';
+import { isUniqueViolation } from '../../store/store-errors.js';
 import {
   AUTH_PROBLEMS,
   CHANGE_PROBLEMS,

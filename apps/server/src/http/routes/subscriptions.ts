@@ -30,7 +30,8 @@ import {
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { auditActor } from '../audit-actor.js';
-import { type Caller, isMemberOf, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { type Caller, MANAGEMENT_SECURITY, requireCaller } from '../authenticate.js';
+import { partyConnection } from '../connection-party.js';
 import { CURSOR_FIELDS, PageQuery, pageOf, readPage } from '../pagination.js';
 import { HttpError } from '../problem.js';
 import { memberRepository, subscriptionViews } from './lookups.js';
@@ -71,13 +72,10 @@ export function registerSubscriptionRoutes(
 
   /** The subscription and which sides of it the caller is on; 404 when on neither. */
   async function visible(caller: Caller, id: string) {
-    const subscription = await getSubscription(db, id);
-    const service = subscription ? await getService(db, subscription.service_id) : undefined;
-    const asProvider = service !== undefined && isMemberOf(caller, service.account_id);
-    const asConsumer = subscription !== undefined && isMemberOf(caller, subscription.consumer_account_id);
-    if (!subscription || (!asProvider && !asConsumer)) {
+    const party = await partyConnection(db, caller, id);
+    if (!party)
       throw new HttpError('subscription_not_found', `no subscription ${id} that you are a party to`);
-    }
+    const { subscription, asProvider, asConsumer } = party;
     return { subscription, asProvider, asConsumer };
   }
 

@@ -1,5 +1,5 @@
 import type { DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
-import { classifyDriverError } from './store-errors.js';
+import { classifyDriverError } from '../store-errors.js';
 
 /**
  * A Kysely dialect whose driver turns "the database cannot be reached" errors into

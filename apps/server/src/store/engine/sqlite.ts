@@ -4,9 +4,9 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../schema.js';
+import { classifyDriverError } from '../store-errors.js';
 import { classifyingDialect } from './classified-dialect.js';
 import type { DirectRun } from './direct-run.js';
-import { classifyDriverError } from './store-errors.js';
 import { BACKSTOP_PAGES, startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteOptions {

@@ -2,8 +2,8 @@ import { Migrator } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTempStore } from '../../test-support/temp-store.js';
 import { TEST_STORE } from '../../test-support/test-database.js';
-import { isUniqueViolation } from '../engine/store-errors.js';
 import type { Store } from '../store.js';
+import { isUniqueViolation } from '../store-errors.js';
 import { createMigrationProvider } from './index.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
