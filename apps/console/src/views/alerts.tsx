@@ -59,7 +59,7 @@ function subject(alert: Alert): string {
 /** Alerts: the operational events Zekt raised for the caller's accounts, newest first. */
 export function AlertsView() {
   const alerts = useQuery(
-    'alerts',
+    ['alerts'],
     () => ok(api.GET('/api/v1/alerts', { params: { query: { limit: '100' } } })),
     {
       pollMs: 5000,

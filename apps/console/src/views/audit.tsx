@@ -81,7 +81,7 @@ export function AuditView() {
   const action = query.get('action') ?? '';
   const wanted = useRef(PAGE);
   const [more, setMore] = useState(false);
-  const entries = useQuery(`audit:${account}:${action}`, async () => {
+  const entries = useQuery(['audit', account, action], async () => {
     const base: AuditQuery = {};
     if (account) base.account = account;
     if (action) base.action = action;

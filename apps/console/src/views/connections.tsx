@@ -18,7 +18,7 @@ import { RecoverButton } from './recovery';
  */
 export function ConnectionsView() {
   const connections = useQuery(
-    'connections',
+    ['connections'],
     async () => {
       let thresholds: ConnectionPage['thresholds'] | undefined;
       const items = await allPages(async (cursor) => {
@@ -142,7 +142,7 @@ function ConnectionCard({ connection: c }: { connection: Connection }) {
 
 /** Success rate per day over two weeks; re-read when a new event arrives. */
 function History({ connectionId, lastEventAt }: { connectionId: string; lastEventAt: string | null }) {
-  const history = useQuery(`history:${connectionId}:${lastEventAt}`, () =>
+  const history = useQuery(['connections', connectionId, 'history', lastEventAt], () =>
     ok(
       api.GET('/api/v1/connections/{id}/history', {
         params: { path: { id: connectionId }, query: { days: '14' } },
@@ -175,7 +175,7 @@ function History({ connectionId, lastEventAt }: { connectionId: string; lastEven
 }
 
 function DiagnosticsDrawer({ id, connectionId }: { id: string; connectionId: string }) {
-  const diagnostics = useQuery(`diagnostics:${connectionId}`, () =>
+  const diagnostics = useQuery(['connections', connectionId, 'diagnostics'], () =>
     ok(api.GET('/api/connections/{id}/diagnostics', { params: { path: { id: connectionId } } })),
   );
   return (

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { api, ok, type Repository } from '../api/client';
 import { Modal } from '../components/modal';
 import { Page, TableWrap } from '../components/page';
@@ -20,16 +21,18 @@ export function ConsumerReposView() {
   const repositories = useRepositories(account);
   const [asking, setAsking] = useState<Repository | null>(null);
   const [turnedOn, setTurnedOn] = useState<string | null>(null);
-  const save = useAction(async (repository: Repository, enabled: boolean) => {
-    await ok(
-      api.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
-        params: { path: splitName(repository.fullName) },
-        body: { enabled },
-      }),
-    );
-    repositories.reload();
-    return true;
-  });
+  const save = useAction(
+    async (repository: Repository, enabled: boolean) => {
+      await ok(
+        api.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+          params: { path: splitName(repository.fullName) },
+          body: { enabled },
+        }),
+      );
+      return true;
+    },
+    { invalidates: STALE_AFTER.repository },
+  );
   const [turningOff, setTurningOff] = useState<number | null>(null);
   const [failedOff, setFailedOff] = useState<number | null>(null);
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Attempt, api, type Delivery, ok } from '../api/client';
 import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { Modal } from '../components/modal';
@@ -18,7 +19,7 @@ import { ConsumerRunLink, dispatchState, isNotStarted, notStartedAdvice } from '
  */
 export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
   const delivery = useQuery(
-    `delivery:${deliveryId}`,
+    ['delivery', deliveryId],
     () => ok(api.GET('/api/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
     { pollMs: 5_000 },
   );
@@ -34,7 +35,7 @@ export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
       <QueryView query={delivery} what="the delivery">
         {(d) => (
           <>
-            <DeliverySummary delivery={d} onReplayed={delivery.reload} />
+            <DeliverySummary delivery={d} />
             <Timeline delivery={d} />
             <AttemptTable attempts={d.attempts ?? []} />
             <Payload deliveryId={d.deliveryId} />
@@ -54,7 +55,7 @@ export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
   );
 }
 
-function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
+function DeliverySummary({ delivery: d }: { delivery: Delivery }) {
   const state = dispatchState(d);
   return (
     <section className="card" aria-label="Summary">
@@ -150,28 +151,33 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
           </>
         ) : null}
       </dl>
-      <Replay delivery={d} onReplayed={onReplayed} />
+      <Replay delivery={d} />
     </section>
   );
 }
 
 /** Replay asks first, sends once (the button is disabled while the request runs), and links the new delivery. */
-function Replay({ delivery, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
+function Replay({ delivery }: { delivery: Delivery }) {
   const [asking, setAsking] = useState(false);
   const [replayId, setReplayId] = useState<string | null>(null);
   // One key per confirmation: a retried request (a flaky network) returns the same replay.
   const [idempotencyKey, setIdempotencyKey] = useState('');
-  const replay = useAction(async () => {
-    const created = await ok(
-      api.POST('/api/replay/{deliveryId}', {
-        params: { path: { deliveryId: delivery.deliveryId }, header: { 'idempotency-key': idempotencyKey } },
-      }),
-    );
-    setReplayId(created.deliveryId);
-    setAsking(false);
-    onReplayed();
-    return created;
-  });
+  const replay = useAction(
+    async () => {
+      const created = await ok(
+        api.POST('/api/replay/{deliveryId}', {
+          params: {
+            path: { deliveryId: delivery.deliveryId },
+            header: { 'idempotency-key': idempotencyKey },
+          },
+        }),
+      );
+      setReplayId(created.deliveryId);
+      setAsking(false);
+      return created;
+    },
+    { invalidates: STALE_AFTER.delivery },
+  );
   return (
     <div className="replay">
       <button
@@ -365,7 +371,7 @@ function Headers({ headers, label }: { headers: Record<string, string>; label: s
 
 /** What the delivery carried (from the archive): the run and the provider's message. */
 function Payload({ deliveryId }: { deliveryId: string }) {
-  const payload = useQuery(`payload:${deliveryId}`, () =>
+  const payload = useQuery(['delivery', deliveryId, 'payload'], () =>
     ok(api.GET('/api/v1/deliveries/{deliveryId}/payload', { params: { path: { deliveryId } } })),
   );
   return (

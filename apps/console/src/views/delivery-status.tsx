@@ -51,7 +51,7 @@ export function DeliveryStatusView({ side }: { side: 'provider' | 'consumer' }) 
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<Filter, string>;
   const wanted = useRef(PAGE);
   const [more, setMore] = useState(false);
-  const connections = useQuery(`connections:${side}`, () =>
+  const connections = useQuery(['connections', side], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/connections', {
@@ -61,9 +61,8 @@ export function DeliveryStatusView({ side }: { side: 'provider' | 'consumer' }) 
       return { items: page.connections, nextCursor: page.nextCursor };
     }),
   );
-  const key = `deliveries:${side}:${JSON.stringify(filters)}`;
   const deliveries = useQuery(
-    key,
+    ['deliveries', side, filters],
     async () => {
       const base: DeliveryQuery = { side };
       if (filters.connection) base.connection = filters.connection;
@@ -382,7 +381,7 @@ function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
 /** The provider's blocked-events card: allowed, blocked, block rate, orphaned messages, top workflows. */
 function BlockedCards() {
   const me = useSession();
-  const blocked = useQuery('blocked', () =>
+  const blocked = useQuery(['blocked'], () =>
     Promise.all(
       me.accounts.map((a) => ok(api.GET('/api/v1/blocked', { params: { query: { account: a.login } } }))),
     ),

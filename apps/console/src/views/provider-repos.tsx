@@ -1,7 +1,9 @@
+import { STALE_AFTER } from '../api/changes';
 import { api, ok } from '../api/client';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
+import { useInvalidate } from '../hooks/use-action';
 import { Link } from '../router';
 import { AccountPicker, useAccount } from '../session';
 import { splitName, useRepositories } from './repositories';
@@ -13,6 +15,7 @@ import { splitName, useRepositories } from './repositories';
 export function ProviderReposView() {
   const account = useAccount();
   const repositories = useRepositories(account);
+  const invalidate = useInvalidate();
   return (
     <Page
       title="Zekt Repos"
@@ -55,7 +58,7 @@ export function ProviderReposView() {
                                 body: { enabled },
                               }),
                             );
-                            repositories.reload();
+                            await invalidate(...STALE_AFTER.repository);
                           }}
                         />
                       </td>

@@ -15,7 +15,7 @@ type Violation = Answer<'/api/v1/schema-violations', 'get'>['violations'][number
  */
 export function SchemaViolationsCard() {
   const violations = useQuery(
-    'schema-violations',
+    ['schema-violations'],
     () => ok(api.GET('/api/v1/schema-violations', { params: { query: { limit: '20' } } })),
     { pollMs: 5000 },
   );

@@ -8,7 +8,7 @@ import { Link, useLocation } from '../router';
 /** Provider › Services: the services of the user's accounts; create, edit, publish. */
 export function ServicesView() {
   const saved = useLocation().query.get('saved');
-  const services = useQuery('services', () =>
+  const services = useQuery(['services'], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/services', { params: { query: { limit: '100', ...(cursor ? { cursor } : {}) } } }),

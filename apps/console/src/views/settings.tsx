@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Answer, api, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
 import { Field } from '../components/field';
@@ -41,7 +42,7 @@ export function SettingsView() {
 }
 
 function ServiceChecks() {
-  const checks = useQuery('checks', () => ok(api.GET('/api/v1/checks')));
+  const checks = useQuery(['checks'], () => ok(api.GET('/api/v1/checks')));
   return (
     <section aria-labelledby="checks-title">
       <div className="summary-head">
@@ -91,7 +92,7 @@ function ServiceChecks() {
 }
 
 function ApiTokens() {
-  const tokens = useQuery('tokens', () =>
+  const tokens = useQuery(['tokens'], () =>
     ok(api.GET('/api/v1/tokens', { params: { query: { limit: '100' } } })),
   );
   const [created, setCreated] = useState<CreatedToken | null>(null);
@@ -102,12 +103,7 @@ function ApiTokens() {
         A token acts as you, for every account you are a member of: send it as Authorization: Bearer zkt_…
         Only its hash is kept, so its secret is shown once, when it is created.
       </p>
-      <CreateTokenForm
-        onCreated={(token) => {
-          setCreated(token);
-          tokens.reload();
-        }}
-      />
+      <CreateTokenForm onCreated={setCreated} />
       {created ? <NewTokenSecret token={created} onDone={() => setCreated(null)} /> : null}
       <QueryView query={tokens} what="your API tokens">
         {(data) =>
@@ -129,7 +125,7 @@ function ApiTokens() {
                 </thead>
                 <tbody>
                   {data.tokens.map((token) => (
-                    <TokenRow key={token.id} token={token} onRevoked={tokens.reload} />
+                    <TokenRow key={token.id} token={token} />
                   ))}
                 </tbody>
               </table>
@@ -146,14 +142,17 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: CreatedToken) => vo
   const [days, setDays] = useState('30');
   const [checked, setChecked] = useState(false);
   const nameProblem = name.trim() === '' ? 'Give the token a name: what it is for.' : undefined;
-  const create = useAction(async () => {
-    const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
-    const token = await ok(api.POST('/api/v1/tokens', { body: { name: name.trim(), expiresAt } }));
-    setName('');
-    setChecked(false);
-    onCreated(token);
-    return token;
-  });
+  const create = useAction(
+    async () => {
+      const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+      const token = await ok(api.POST('/api/v1/tokens', { body: { name: name.trim(), expiresAt } }));
+      setName('');
+      setChecked(false);
+      onCreated(token);
+      return token;
+    },
+    { invalidates: STALE_AFTER.token },
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setChecked(true);
@@ -204,13 +203,15 @@ function NewTokenSecret({ token, onDone }: { token: CreatedToken; onDone: () => 
   );
 }
 
-function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
+function TokenRow({ token }: { token: ApiToken }) {
   const [confirming, setConfirming] = useState(false);
-  const revoke = useAction(async () => {
-    await ok(api.DELETE('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: token.id } } }));
-    setConfirming(false);
-    onRevoked();
-  });
+  const revoke = useAction(
+    async () => {
+      await ok(api.DELETE('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: token.id } } }));
+      setConfirming(false);
+    },
+    { invalidates: STALE_AFTER.token },
+  );
   return (
     <tr>
       <td>{token.name}</td>

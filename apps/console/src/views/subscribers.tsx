@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import type { Subscription } from '../api/client';
 import { Badge, SubscriptionBadge } from '../components/badge';
 import { Modal } from '../components/modal';
@@ -11,7 +12,7 @@ import { type Decision, decide, loadSubscriptions } from './subscriptions-data';
 
 /** Provider › Subscribers: requests to approve or deny, active subscribers to revoke, and the past. */
 export function SubscribersView() {
-  const subscriptions = useQuery('subscriptions:provider', () => loadSubscriptions('provider'));
+  const subscriptions = useQuery(['subscriptions', 'provider'], () => loadSubscriptions('provider'));
   return (
     <Page
       title="Subscribers"
@@ -32,18 +33,18 @@ export function SubscribersView() {
                   Consumers find your published services in the Directory and request access there.
                 </Empty>
               ) : (
-                <SubscriberTable label="Requests" rows={requests} onDecided={subscriptions.reload} />
+                <SubscriberTable label="Requests" rows={requests} />
               )}
               <h2>Active subscribers</h2>
               {active.length === 0 ? (
                 <Empty title="No active subscribers yet." />
               ) : (
-                <SubscriberTable label="Active subscribers" rows={active} onDecided={subscriptions.reload} />
+                <SubscriberTable label="Active subscribers" rows={active} />
               )}
               {past.length > 0 ? (
                 <>
                   <h2>Denied and revoked</h2>
-                  <SubscriberTable label="Denied and revoked" rows={past} onDecided={subscriptions.reload} />
+                  <SubscriberTable label="Denied and revoked" rows={past} />
                 </>
               ) : null}
             </>
@@ -54,15 +55,7 @@ export function SubscribersView() {
   );
 }
 
-function SubscriberTable({
-  label,
-  rows,
-  onDecided,
-}: {
-  label: string;
-  rows: Subscription[];
-  onDecided: () => void;
-}) {
+function SubscriberTable({ label, rows }: { label: string; rows: Subscription[] }) {
   return (
     <TableWrap label={label}>
       <table aria-label={label}>
@@ -78,7 +71,7 @@ function SubscriberTable({
         </thead>
         <tbody>
           {rows.map((subscription) => (
-            <SubscriberRow key={subscription.id} subscription={subscription} onDecided={onDecided} />
+            <SubscriberRow key={subscription.id} subscription={subscription} />
           ))}
         </tbody>
       </table>
@@ -86,13 +79,15 @@ function SubscriberTable({
   );
 }
 
-function SubscriberRow({ subscription, onDecided }: { subscription: Subscription; onDecided: () => void }) {
+function SubscriberRow({ subscription }: { subscription: Subscription }) {
   const [confirming, setConfirming] = useState(false);
-  const action = useAction(async (decision: Decision) => {
-    await decide(subscription.id, decision);
-    setConfirming(false);
-    onDecided();
-  });
+  const action = useAction(
+    async (decision: Decision) => {
+      await decide(subscription.id, decision);
+      setConfirming(false);
+    },
+    { invalidates: STALE_AFTER.subscription },
+  );
   const who = `${subscription.consumer.account} (${subscription.deliversTo})`;
   return (
     <tr>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { api, ok, type Subscription } from '../api/client';
 import { SubscriptionBadge } from '../components/badge';
 import { Field } from '../components/field';
@@ -7,7 +8,7 @@ import { Page, TableWrap } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
 import { formatDate } from '../format';
-import { useAction } from '../hooks/use-action';
+import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
 import { decide, loadSubscriptions } from './subscriptions-data';
@@ -21,7 +22,9 @@ import { decide, loadSubscriptions } from './subscriptions-data';
  * and says so here.
  */
 export function SubscriptionsView() {
-  const subscriptions = useQuery('subscriptions:consumer', () => loadSubscriptions('consumer'));
+  const subscriptions = useQuery(['subscriptions', 'consumer'], () => loadSubscriptions('consumer'));
+  const invalidate = useInvalidate();
+  const changed = () => invalidate(...STALE_AFTER.subscription);
   return (
     <Page
       title="Zekt Subscriptions"
@@ -52,11 +55,7 @@ export function SubscriptionsView() {
                 </thead>
                 <tbody>
                   {list.map((subscription) => (
-                    <SubscriptionRow
-                      key={subscription.id}
-                      subscription={subscription}
-                      onChanged={subscriptions.reload}
-                    />
+                    <SubscriptionRow key={subscription.id} subscription={subscription} onChanged={changed} />
                   ))}
                 </tbody>
               </table>
@@ -68,12 +67,18 @@ export function SubscriptionsView() {
   );
 }
 
-function SubscriptionRow({ subscription, onChanged }: { subscription: Subscription; onChanged: () => void }) {
+function SubscriptionRow({
+  subscription,
+  onChanged,
+}: {
+  subscription: Subscription;
+  onChanged: () => Promise<unknown>;
+}) {
   const [confirming, setConfirming] = useState(false);
   const remove = useAction(async () => {
     await decide(subscription.id, 'revoke');
     setConfirming(false);
-    onChanged();
+    await onChanged();
   });
   const live = subscription.status === 'requested' || subscription.status === 'approved';
   return (
@@ -116,7 +121,7 @@ function SubscriptionRow({ subscription, onChanged }: { subscription: Subscripti
                   body: { durable },
                 }),
               );
-              onChanged();
+              await onChanged();
             }}
           />
         ) : (
@@ -167,7 +172,13 @@ function SubscriptionRow({ subscription, onChanged }: { subscription: Subscripti
 }
 
 /** The "Delivered as" cell: the mode (and workflow), and "Change" for a live subscription. */
-function DeliveredAs({ subscription, onChanged }: { subscription: Subscription; onChanged: () => void }) {
+function DeliveredAs({
+  subscription,
+  onChanged,
+}: {
+  subscription: Subscription;
+  onChanged: () => Promise<unknown>;
+}) {
   const [editing, setEditing] = useState(false);
   const live = subscription.status === 'requested' || subscription.status === 'approved';
   const target = subscription.workflowDispatch;
@@ -196,7 +207,7 @@ function DeliveredAs({ subscription, onChanged }: { subscription: Subscription; 
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            onChanged();
+            void onChanged();
           }}
         />
       ) : null}

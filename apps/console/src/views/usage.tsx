@@ -12,7 +12,7 @@ type Counter = keyof Account['counters'];
 
 /** Usage: this month's counters per account (what is charged to whom, SPEC 8) and a chart per day. */
 export function UsageView() {
-  const usage = useQuery('usage', () => ok(api.GET('/api/v1/usage')));
+  const usage = useQuery(['usage'], () => ok(api.GET('/api/v1/usage')));
   return (
     <Page
       title="Usage"

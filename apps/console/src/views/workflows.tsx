@@ -1,11 +1,12 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { allPages, api, ok } from '../api/client';
 import { Field, InlineField } from '../components/field';
 import { Page, TableWrap } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
 import { Time } from '../components/time';
-import { useAction } from '../hooks/use-action';
+import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
 import { useSession } from '../session';
@@ -21,7 +22,7 @@ const WORKFLOW_FILE = /^[A-Za-z0-9._-]+\.ya?ml$/;
 export function WorkflowsView() {
   const me = useSession();
   const { query } = useLocation();
-  const providers = useQuery('provider-repositories', async () =>
+  const providers = useQuery(['repositories', 'providers'], async () =>
     (await loadAllRepositories(me.accounts)).filter((r) => r.provider.enabled),
   );
   const chosen = query.get('repo') ?? providers.data?.[0]?.fullName;
@@ -62,7 +63,7 @@ export function WorkflowsView() {
 
 function RepositoryWorkflows({ fullName }: { fullName: string }) {
   const path = splitName(fullName);
-  const workflows = useQuery(`workflows:${fullName}`, () =>
+  const workflows = useQuery(['workflows', fullName], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/repositories/{owner}/{repo}/workflows', {
@@ -72,13 +73,16 @@ function RepositoryWorkflows({ fullName }: { fullName: string }) {
       return { items: page.workflows, nextCursor: page.nextCursor };
     }),
   );
-  const whitelist = (file: string, whitelisted: boolean) =>
-    ok(
+  const invalidate = useInvalidate();
+  const whitelist = async (file: string, whitelisted: boolean) => {
+    await ok(
       api.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
         params: { path: { ...path, file } },
         body: { whitelisted },
       }),
     );
+    await invalidate(...STALE_AFTER.whitelist);
+  };
   return (
     <>
       <QueryView query={workflows} what="workflows">
@@ -116,10 +120,7 @@ function RepositoryWorkflows({ fullName }: { fullName: string }) {
                           label={`Whitelist ${workflow.file}`}
                           checked={workflow.whitelisted}
                           stateText={(on) => (on ? 'Whitelisted' : 'Blocked')}
-                          onChange={async (next) => {
-                            await whitelist(workflow.file, next);
-                            workflows.reload();
-                          }}
+                          onChange={(next) => whitelist(workflow.file, next)}
                         />
                       </td>
                       <td>
@@ -142,12 +143,7 @@ function RepositoryWorkflows({ fullName }: { fullName: string }) {
           )
         }
       </QueryView>
-      <DeclareWorkflow
-        onSave={async (file) => {
-          await whitelist(file, true);
-          workflows.reload();
-        }}
-      />
+      <DeclareWorkflow onSave={(file) => whitelist(file, true)} />
     </>
   );
 }
