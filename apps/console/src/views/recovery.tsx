@@ -321,7 +321,9 @@ function Progress({
         onBusy(false);
       }
     },
-    { invalidates: STALE_AFTER.recovery },
+    // Not the connection's list of recoveries: the dialog follows the running job it found there,
+    // and would lose it (and this panel) once the job is no longer running.
+    { invalidates: [['recovery', recoveryId], ['deliveries'], ['audit']] },
   );
   const panel = useRef<HTMLElement>(null);
   const r = read.data && cancelled && read.data.status === 'running' ? cancelled : (read.data ?? cancelled);
