@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { STALE_AFTER } from '../api/changes';
 import { api, ok, type Repository } from '../api/client';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
-import { Empty, InlineError, QueryView } from '../components/states';
+import { Page } from '../components/page';
+import { Empty, InlineError } from '../components/states';
 import { SwitchButton } from '../components/switch';
+import { QueryTable } from '../components/table';
 import { useAction } from '../hooks/use-action';
 import { Link } from '../router';
 import { AccountPicker, useAccount } from '../session';
@@ -56,62 +57,55 @@ export function ConsumerReposView() {
           subscriptions in <Link to="/consumer/subscriptions">Zekt Subscriptions</Link>.
         </p>
       ) : null}
-      <QueryView query={repositories} what="repositories">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title={`No repositories in ${account.login}’s installation.`}>
-              Add the repositories that should receive events to the Zekt App’s installation on GitHub.
-            </Empty>
-          ) : (
-            <TableWrap label="Repositories">
-              <table aria-label="Consumer repositories">
-                <thead>
-                  <tr>
-                    <th scope="col">Repository</th>
-                    <th scope="col">Visibility</th>
-                    <th scope="col">COMPLETION</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((repository) => {
-                    const on = repository.completionTracking.enabled;
-                    return (
-                      <tr key={repository.id}>
-                        <th scope="row">{repository.fullName}</th>
-                        <td>{repository.private ? 'Private' : 'Public'}</td>
-                        <td>
-                          <SwitchButton
-                            label={`COMPLETION: ${repository.fullName}`}
-                            checked={on}
-                            pending={turningOff === repository.id}
-                            disabled={save.pending}
-                            text={on ? 'Enabled for completion tracking' : 'Off'}
-                            onClick={() => {
-                              save.reset();
-                              setFailedOff(null);
-                              if (on) {
-                                setTurningOff(repository.id);
-                                void save.run(repository, false).then((done) => {
-                                  setTurningOff(null);
-                                  if (!done) setFailedOff(repository.id);
-                                });
-                              } else {
-                                setTurnedOn(null);
-                                setAsking(repository);
-                              }
-                            }}
-                          />
-                          {failedOff === repository.id ? <InlineError error={save.error} /> : null}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={repositories}
+        what="repositories"
+        rows={(list) => list}
+        rowKey={(repository) => repository.id}
+        label="Consumer repositories"
+        region="Repositories"
+        empty={
+          <Empty title={`No repositories in ${account.login}’s installation.`}>
+            Add the repositories that should receive events to the Zekt App’s installation on GitHub.
+          </Empty>
         }
-      </QueryView>
+        columns={[
+          { header: 'Repository', rowHeader: true, cell: (repository) => repository.fullName },
+          { header: 'Visibility', cell: (repository) => (repository.private ? 'Private' : 'Public') },
+          {
+            header: 'COMPLETION',
+            cell: (repository) => {
+              const on = repository.completionTracking.enabled;
+              return (
+                <>
+                  <SwitchButton
+                    label={`COMPLETION: ${repository.fullName}`}
+                    checked={on}
+                    pending={turningOff === repository.id}
+                    disabled={save.pending}
+                    text={on ? 'Enabled for completion tracking' : 'Off'}
+                    onClick={() => {
+                      save.reset();
+                      setFailedOff(null);
+                      if (on) {
+                        setTurningOff(repository.id);
+                        void save.run(repository, false).then((done) => {
+                          setTurningOff(null);
+                          if (!done) setFailedOff(repository.id);
+                        });
+                      } else {
+                        setTurnedOn(null);
+                        setAsking(repository);
+                      }
+                    }}
+                  />
+                  {failedOff === repository.id ? <InlineError error={save.error} /> : null}
+                </>
+              );
+            },
+          },
+        ]}
+      />
       <Modal
         open={asking !== null}
         title={`Enable completion tracking for ${asking?.fullName ?? ''}?`}

@@ -3,8 +3,9 @@ import { STALE_AFTER } from '../api/changes';
 import { type Attempt, api, type Delivery, ok } from '../api/client';
 import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { ErrorState, InlineError, Loading, QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatDuration, formatTime, randomKey } from '../format';
 import { useAction } from '../hooks/use-action';
@@ -312,44 +313,34 @@ function AttemptTable({ attempts }: { attempts: Attempt[] }) {
   return (
     <section className="card">
       <h2>Attempts</h2>
-      <TableWrap label="Attempts">
-        <table aria-label="Attempts">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">At</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Status</th>
-              <th scope="col">Category</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((a) => (
-              <tr key={a.number}>
-                <td className="number">{a.number}</td>
-                <td>
-                  <Time iso={a.at} />
-                </td>
-                <td>{a.outcome}</td>
-                <td>{a.status ?? '—'}</td>
-                <td>{a.category ?? '—'}</td>
-                <td>{formatDuration(a.durationMs)}</td>
-                <td className="message">
-                  {a.message ?? ''}
-                  {a.headers && Object.keys(a.headers).length > 0 ? (
-                    <details>
-                      <summary>Headers</summary>
-                      <Headers headers={a.headers} label={`Headers of attempt ${a.number}`} />
-                    </details>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <Table
+        label="Attempts"
+        rows={attempts}
+        rowKey={(a) => a.number}
+        columns={[
+          { header: '#', className: 'number', cell: (a) => a.number },
+          { header: 'At', cell: (a) => <Time iso={a.at} /> },
+          { header: 'Outcome', cell: (a) => a.outcome },
+          { header: 'Status', cell: (a) => a.status ?? '—' },
+          { header: 'Category', cell: (a) => a.category ?? '—' },
+          { header: 'Duration', cell: (a) => formatDuration(a.durationMs) },
+          {
+            header: 'Message',
+            className: 'message',
+            cell: (a) => (
+              <>
+                {a.message ?? ''}
+                {a.headers && Object.keys(a.headers).length > 0 ? (
+                  <details>
+                    <summary>Headers</summary>
+                    <Headers headers={a.headers} label={`Headers of attempt ${a.number}`} />
+                  </details>
+                ) : null}
+              </>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }

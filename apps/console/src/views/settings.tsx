@@ -4,8 +4,9 @@ import { type Answer, api, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
 import { Field } from '../components/field';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
+import { headers, QueryTable, Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatClock } from '../format';
 import { useAction } from '../hooks/use-action';
@@ -58,32 +59,22 @@ function ServiceChecks() {
               {data.ok ? 'No check failed.' : 'Some checks failed: fix them from the top.'} Checked at{' '}
               {formatClock(new Date(data.checkedAt))} (the server keeps the findings for 30 seconds).
             </p>
-            <TableWrap label="Service checks">
-              <table aria-label="Service checks">
-                <thead>
-                  <tr>
-                    <th scope="col">Check</th>
-                    <th scope="col">Result</th>
-                    <th scope="col">Finding</th>
-                    <th scope="col">Fix</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.checks.map((check) => (
-                    <tr key={check.id}>
-                      <th scope="row">{check.title}</th>
-                      <td>
-                        <Badge tone={CHECK_STATUS[check.status].tone}>
-                          {CHECK_STATUS[check.status].label}
-                        </Badge>
-                      </td>
-                      <td>{check.summary}</td>
-                      <td>{check.fix ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <Table
+              label="Service checks"
+              rows={data.checks}
+              rowKey={(check) => check.id}
+              columns={[
+                { header: 'Check', rowHeader: true, cell: (check) => check.title },
+                {
+                  header: 'Result',
+                  cell: (check) => (
+                    <Badge tone={CHECK_STATUS[check.status].tone}>{CHECK_STATUS[check.status].label}</Badge>
+                  ),
+                },
+                { header: 'Finding', cell: (check) => check.summary },
+                { header: 'Fix', cell: (check) => check.fix ?? '—' },
+              ]}
+            />
           </>
         )}
       </QueryView>
@@ -105,34 +96,16 @@ function ApiTokens() {
       </p>
       <CreateTokenForm onCreated={setCreated} />
       {created ? <NewTokenSecret token={created} onDone={() => setCreated(null)} /> : null}
-      <QueryView query={tokens} what="your API tokens">
-        {(data) =>
-          data.tokens.length === 0 ? (
-            <Empty title="No API tokens">Create one above for a script or the zekt command.</Empty>
-          ) : (
-            <TableWrap label="Your API tokens">
-              <table aria-label="Your API tokens">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.tokens.map((token) => (
-                    <TokenRow key={token.id} token={token} />
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
-        }
-      </QueryView>
+      <QueryTable
+        query={tokens}
+        what="your API tokens"
+        rows={(data) => data.tokens}
+        rowKey={(token) => token.id}
+        label="Your API tokens"
+        empty={<Empty title="No API tokens">Create one above for a script or the zekt command.</Empty>}
+        columns={headers('Name', 'Created', 'Expires', 'Status', <span className="sr-only">Actions</span>)}
+        cells={(token) => <TokenCells token={token} />}
+      />
     </section>
   );
 }
@@ -203,7 +176,7 @@ function NewTokenSecret({ token, onDone }: { token: CreatedToken; onDone: () => 
   );
 }
 
-function TokenRow({ token }: { token: ApiToken }) {
+function TokenCells({ token }: { token: ApiToken }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = useAction(
     async () => {
@@ -213,7 +186,7 @@ function TokenRow({ token }: { token: ApiToken }) {
     { invalidates: STALE_AFTER.token },
   );
   return (
-    <tr>
+    <>
       <td>{token.name}</td>
       <td>
         <Time iso={token.createdAt} />
@@ -256,6 +229,6 @@ function TokenRow({ token }: { token: ApiToken }) {
           <InlineError error={revoke.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }

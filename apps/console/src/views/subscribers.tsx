@@ -3,8 +3,9 @@ import { STALE_AFTER } from '../api/changes';
 import type { Subscription } from '../api/client';
 import { Badge, SubscriptionBadge } from '../components/badge';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
+import { headers, Table } from '../components/table';
 import { Time } from '../components/time';
 import { useAction } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
@@ -57,29 +58,17 @@ export function SubscribersView() {
 
 function SubscriberTable({ label, rows }: { label: string; rows: Subscription[] }) {
   return (
-    <TableWrap label={label}>
-      <table aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">Consumer</th>
-            <th scope="col">Delivers to</th>
-            <th scope="col">Service</th>
-            <th scope="col">Requested</th>
-            <th scope="col">Status</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((subscription) => (
-            <SubscriberRow key={subscription.id} subscription={subscription} />
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <Table
+      label={label}
+      columns={headers('Consumer', 'Delivers to', 'Service', 'Requested', 'Status', 'Decision')}
+      rows={rows}
+      rowKey={(subscription) => subscription.id}
+      cells={(subscription) => <SubscriberCells subscription={subscription} />}
+    />
   );
 }
 
-function SubscriberRow({ subscription }: { subscription: Subscription }) {
+function SubscriberCells({ subscription }: { subscription: Subscription }) {
   const [confirming, setConfirming] = useState(false);
   const action = useAction(
     async (decision: Decision) => {
@@ -90,7 +79,7 @@ function SubscriberRow({ subscription }: { subscription: Subscription }) {
   );
   const who = `${subscription.consumer.account} (${subscription.deliversTo})`;
   return (
-    <tr>
+    <>
       <th scope="row">{subscription.consumer.account}</th>
       <td>{subscription.deliversTo}</td>
       <td>
@@ -166,6 +155,6 @@ function SubscriberRow({ subscription }: { subscription: Subscription }) {
           <InlineError error={action.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }

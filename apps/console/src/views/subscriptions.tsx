@@ -4,9 +4,10 @@ import { api, ok, type Subscription } from '../api/client';
 import { SubscriptionBadge } from '../components/badge';
 import { Field } from '../components/field';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
-import { Empty, InlineError, QueryView } from '../components/states';
+import { Page } from '../components/page';
+import { Empty, InlineError } from '../components/states';
 import { Switch } from '../components/switch';
+import { headers, QueryTable } from '../components/table';
 import { formatDate } from '../format';
 import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
@@ -30,44 +31,34 @@ export function SubscriptionsView() {
       title="Zekt Subscriptions"
       intro="Durable Delivery tracks every delivery to its end (Confirmed, Completed or Failed), retries what GitHub refused, and keeps it replayable. How Zekt learns how the consumer's run went decides what it costs in GitHub API calls: with COMPLETION on, GitHub sends the run's webhooks and Zekt calls nothing; delivered as workflow_dispatch with COMPLETION off, Zekt reads the run itself, one call of your installation's per read (about 5 for a one-minute run, 8 for ten minutes, 11 for an hour). Use it where losing an event costs more than tracking it."
     >
-      <QueryView query={subscriptions} what="subscriptions">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title="You have no subscriptions yet.">
-              Find a service in the <Link to="/directory">Directory</Link> and request access for one of your
-              repositories.
-            </Empty>
-          ) : (
-            <TableWrap label="Subscriptions">
-              <table aria-label="Subscriptions">
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">Delivers to</th>
-                    <th scope="col">Subscribed</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Delivered as</th>
-                    <th scope="col">Durable Delivery</th>
-                    <th scope="col">
-                      <span className="sr-only">Remove</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((subscription) => (
-                    <SubscriptionRow key={subscription.id} subscription={subscription} onChanged={changed} />
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={subscriptions}
+        what="subscriptions"
+        rows={(list) => list}
+        rowKey={(subscription) => subscription.id}
+        label="Subscriptions"
+        empty={
+          <Empty title="You have no subscriptions yet.">
+            Find a service in the <Link to="/directory">Directory</Link> and request access for one of your
+            repositories.
+          </Empty>
         }
-      </QueryView>
+        columns={headers(
+          'Service',
+          'Delivers to',
+          'Subscribed',
+          'Status',
+          'Delivered as',
+          'Durable Delivery',
+          <span className="sr-only">Remove</span>,
+        )}
+        cells={(subscription) => <SubscriptionCells subscription={subscription} onChanged={changed} />}
+      />
     </Page>
   );
 }
 
-function SubscriptionRow({
+function SubscriptionCells({
   subscription,
   onChanged,
 }: {
@@ -82,7 +73,7 @@ function SubscriptionRow({
   });
   const live = subscription.status === 'requested' || subscription.status === 'approved';
   return (
-    <tr>
+    <>
       <th scope="row">
         {subscription.service.slug}
         <div className="muted small">
@@ -167,7 +158,7 @@ function SubscriptionRow({
           <InlineError error={remove.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }
 

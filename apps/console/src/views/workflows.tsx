@@ -2,9 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { STALE_AFTER } from '../api/changes';
 import { allPages, api, ok } from '../api/client';
 import { Field, InlineField } from '../components/field';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
+import { QueryTable } from '../components/table';
 import { Time } from '../components/time';
 import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
@@ -85,64 +86,59 @@ function RepositoryWorkflows({ fullName }: { fullName: string }) {
   };
   return (
     <>
-      <QueryView query={workflows} what="workflows">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title={`No workflow of ${fullName} seen yet.`}>
-              Workflows appear after their first run; whitelist one ahead of it below.
-            </Empty>
-          ) : (
-            <TableWrap label="Workflows">
-              <table aria-label={`Workflows of ${fullName}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Workflow</th>
-                    <th scope="col">Last run seen</th>
-                    <th scope="col">Blocked runs</th>
-                    <th scope="col">Whitelist</th>
-                    <th scope="col">Service</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((workflow) => (
-                    <tr key={workflow.path}>
-                      <th scope="row">
-                        {workflow.name ?? workflow.file}
-                        <div className="muted small">{workflow.path}</div>
-                      </th>
-                      <td>
-                        <Time iso={workflow.lastSeenAt} />
-                      </td>
-                      <td className="number">{workflow.blockedCount}</td>
-                      <td>
-                        <Switch
-                          id={`whitelist-${workflow.file}`}
-                          label={`Whitelist ${workflow.file}`}
-                          checked={workflow.whitelisted}
-                          stateText={(on) => (on ? 'Whitelisted' : 'Blocked')}
-                          onChange={(next) => whitelist(workflow.file, next)}
-                        />
-                      </td>
-                      <td>
-                        {workflow.whitelisted ? (
-                          <Link
-                            className="button"
-                            to={`/provider/services/new?repository=${encodeURIComponent(fullName)}&workflow=${encodeURIComponent(workflow.file)}`}
-                          >
-                            Create service<span className="sr-only"> from {workflow.file}</span>
-                          </Link>
-                        ) : (
-                          <span className="muted">whitelist first</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={workflows}
+        what="workflows"
+        rows={(list) => list}
+        rowKey={(workflow) => workflow.path}
+        label={`Workflows of ${fullName}`}
+        region="Workflows"
+        empty={
+          <Empty title={`No workflow of ${fullName} seen yet.`}>
+            Workflows appear after their first run; whitelist one ahead of it below.
+          </Empty>
         }
-      </QueryView>
+        columns={[
+          {
+            header: 'Workflow',
+            rowHeader: true,
+            cell: (workflow) => (
+              <>
+                {workflow.name ?? workflow.file}
+                <div className="muted small">{workflow.path}</div>
+              </>
+            ),
+          },
+          { header: 'Last run seen', cell: (workflow) => <Time iso={workflow.lastSeenAt} /> },
+          { header: 'Blocked runs', className: 'number', cell: (workflow) => workflow.blockedCount },
+          {
+            header: 'Whitelist',
+            cell: (workflow) => (
+              <Switch
+                id={`whitelist-${workflow.file}`}
+                label={`Whitelist ${workflow.file}`}
+                checked={workflow.whitelisted}
+                stateText={(on) => (on ? 'Whitelisted' : 'Blocked')}
+                onChange={(next) => whitelist(workflow.file, next)}
+              />
+            ),
+          },
+          {
+            header: 'Service',
+            cell: (workflow) =>
+              workflow.whitelisted ? (
+                <Link
+                  className="button"
+                  to={`/provider/services/new?repository=${encodeURIComponent(fullName)}&workflow=${encodeURIComponent(workflow.file)}`}
+                >
+                  Create service<span className="sr-only"> from {workflow.file}</span>
+                </Link>
+              ) : (
+                <span className="muted">whitelist first</span>
+              ),
+          },
+        ]}
+      />
       <DeclareWorkflow onSave={(file) => whitelist(file, true)} />
     </>
   );
