@@ -21,6 +21,14 @@ export default defineConfig({
     target: 'es2022',
     // Browsers the console supports all preload modules natively.
     modulePreload: { polyfill: false },
+    rollupOptions: {
+      // TanStack Query marks its modules "use client" for server-component bundlers; a plain SPA
+      // has no such boundary, so the directive is rightly dropped.
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('"use client"')) return;
+        warn(warning);
+      },
+    },
   },
   server: {
     proxy: Object.fromEntries(['/api', '/auth'].map((path) => [path, { target: zekt, changeOrigin: false }])),

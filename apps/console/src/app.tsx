@@ -117,7 +117,7 @@ export function App() {
 }
 
 function Console() {
-  const session = useQuery('me', () => ok(api.GET('/api/v1/me'), { unauthorized: 'throw' }));
+  const session = useQuery(['me'], () => ok(api.GET('/api/v1/me'), { unauthorized: 'throw' }));
   const [loggedOut, setLoggedOut] = useState(false);
   if (loggedOut || session.error?.status === 401) return <LoginView />;
   if (session.error) {

@@ -35,7 +35,7 @@ export function SwitchButton(props: {
 /**
  * An on/off switch that saves at once: it shows the new position while the request runs (and
  * cannot be pressed again meanwhile), and goes back to where it was, saying why, when the request
- * fails. `onChange` resolves once the change is saved (the parent then reloads what it shows).
+ * fails. `onChange` resolves once the change is saved and what it made stale is read again.
  */
 export function Switch(props: {
   label: string;

@@ -1,9 +1,11 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type QueryKey, useQuery as useTanStackQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { ApiProblem } from '../api/client';
 
 export interface Query<T> {
   data: T | undefined;
   error: ApiProblem | undefined;
+  /** Loading for the first time, or again because the user asked (Retry, Load older); not polling. */
   loading: boolean;
   /** When the data shown was loaded. */
   updatedAt: Date | undefined;
@@ -11,63 +13,37 @@ export interface Query<T> {
 }
 
 /**
- * Loads data for a view and keeps it fresh. `key` names what is loaded: when it changes the view
- * loads again (an answer for an older key is dropped). With `pollMs` the data is read again on that
- * interval while the tab is visible: the console's live updates (Delivery Status, My Connections).
+ * Loads data for a view and keeps it fresh. `key` names what is loaded (its first element the
+ * kind, so a change can invalidate every query of that kind): when it changes the view loads
+ * again. With `pollMs` the data is read again on that interval while the tab is visible: the
+ * console's live updates (Delivery Status, My Connections).
  */
 export function useQuery<T>(
-  key: string,
+  key: QueryKey,
   load: () => Promise<T>,
   options: { pollMs?: number } = {},
 ): Query<T> {
-  const [state, setState] = useState<{ key: string; data?: T; error?: ApiProblem; updatedAt?: Date }>({
-    key,
+  const query = useTanStackQuery<T, unknown>({
+    queryKey: key,
+    queryFn: load,
+    ...(options.pollMs ? { refetchInterval: options.pollMs } : {}),
   });
-  const [loading, setLoading] = useState(true);
-  const generation = useRef(0);
-  const loader = useRef(load);
-  loader.current = load;
-
-  const run = useCallback(
-    (quiet: boolean) => {
-      const mine = ++generation.current;
-      if (!quiet) setLoading(true);
-      loader
-        .current()
-        .then((data) => {
-          if (mine === generation.current) setState({ key, data, updatedAt: new Date() });
-        })
-        .catch((error: unknown) => {
-          if (mine !== generation.current) return;
-          const problem =
-            error instanceof ApiProblem
-              ? error
-              : new ApiProblem(0, 'error', 'Something went wrong', String(error));
-          // A failed refresh keeps what was shown and says why.
-          setState((previous) => ({ ...(previous.key === key ? previous : { key }), error: problem }));
-        })
-        .finally(() => {
-          if (mine === generation.current) setLoading(false);
-        });
-    },
-    [key],
-  );
-
-  useEffect(() => {
-    run(false);
-    if (!options.pollMs) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') run(true);
-    }, options.pollMs);
-    return () => clearInterval(timer);
-  }, [run, options.pollMs]);
-
-  const current = state.key === key;
+  // A reload the user asked for shows as loading; a poll or an invalidation refreshes quietly.
+  const [reloading, setReloading] = useState(false);
   return {
-    data: current ? state.data : undefined,
-    error: current ? state.error : undefined,
-    loading: loading || !current,
-    updatedAt: current ? state.updatedAt : undefined,
-    reload: () => run(false),
+    data: query.data,
+    error: query.error === null ? undefined : asProblem(query.error),
+    loading: query.isPending || (reloading && query.isFetching),
+    updatedAt: query.dataUpdatedAt ? new Date(query.dataUpdatedAt) : undefined,
+    reload: () => {
+      setReloading(true);
+      void query.refetch().finally(() => setReloading(false));
+    },
   };
+}
+
+export function asProblem(error: unknown): ApiProblem {
+  return error instanceof ApiProblem
+    ? error
+    : new ApiProblem(0, 'error', 'Something went wrong', String(error));
 }

@@ -1,7 +1,8 @@
 import { type Answer, api, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
-import { Page, TableWrap } from '../components/page';
-import { Empty, QueryView } from '../components/states';
+import { Page } from '../components/page';
+import { Empty } from '../components/states';
+import { QueryTable } from '../components/table';
 import { Time } from '../components/time';
 import { useQuery } from '../hooks/use-query';
 
@@ -59,7 +60,7 @@ function subject(alert: Alert): string {
 /** Alerts: the operational events Zekt raised for the caller's accounts, newest first. */
 export function AlertsView() {
   const alerts = useQuery(
-    'alerts',
+    ['alerts'],
     () => ok(api.GET('/api/v1/alerts', { params: { query: { limit: '100' } } })),
     {
       pollMs: 5000,
@@ -71,68 +72,53 @@ export function AlertsView() {
       intro="Zekt raises an alert when a connection turns Warning or Critical or recovers, when a durable delivery exhausts its retries, when deliveries are not started and when a service you subscribe to changes its message schema. They are sent, signed, to the alert URL the operator configured (ZEKT_ALERT_URL) and listed here for the consumer account."
       updatedAt={alerts.updatedAt}
     >
-      <QueryView query={alerts} what="alerts">
-        {(data) =>
-          data.alerts.length === 0 ? (
-            <Empty title="No alerts">
-              Nothing has turned Warning or Critical, and no delivery has run out of retries.
-            </Empty>
-          ) : (
-            <TableWrap label="Alerts">
-              <table aria-label="Alerts">
-                <thead>
-                  <tr>
-                    <th scope="col">Raised</th>
-                    <th scope="col">Alert</th>
-                    <th scope="col">About</th>
-                    <th scope="col">Account</th>
-                    <th scope="col">Sent</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.alerts.map((alert) => {
-                    const kind = KINDS[alert.kind] ?? { label: alert.kind, tone: 'neutral' as Tone };
-                    const status = STATUSES[alert.status] ?? { label: alert.status, tone: 'neutral' as Tone };
-                    return (
-                      <tr key={alert.id}>
-                        <td>
-                          <Time iso={alert.createdAt} />
-                        </td>
-                        <td>
-                          <Badge tone={kind.tone}>{kind.label}</Badge>
-                        </td>
-                        <td>{subject(alert)}</td>
-                        <td>{alert.account}</td>
-                        <td>
-                          <Badge
-                            tone={status.tone}
-                            title={
-                              alert.lastError
-                                ? (SEND_FAILURES[alert.lastError] ?? alert.lastError)
-                                : undefined
-                            }
-                          >
-                            {status.label}
-                          </Badge>
-                          {alert.attempts > 0 ? (
-                            <span className="muted"> · {alert.attempts} tries</span>
-                          ) : null}
-                          {alert.sentAt ? (
-                            <>
-                              {' '}
-                              <Time iso={alert.sentAt} />
-                            </>
-                          ) : null}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={alerts}
+        what="alerts"
+        rows={(data) => data.alerts}
+        rowKey={(alert) => alert.id}
+        label="Alerts"
+        empty={
+          <Empty title="No alerts">
+            Nothing has turned Warning or Critical, and no delivery has run out of retries.
+          </Empty>
         }
-      </QueryView>
+        columns={[
+          { header: 'Raised', cell: (alert) => <Time iso={alert.createdAt} /> },
+          {
+            header: 'Alert',
+            cell: (alert) => {
+              const kind = KINDS[alert.kind] ?? { label: alert.kind, tone: 'neutral' as Tone };
+              return <Badge tone={kind.tone}>{kind.label}</Badge>;
+            },
+          },
+          { header: 'About', cell: subject },
+          { header: 'Account', cell: (alert) => alert.account },
+          { header: 'Sent', cell: (alert) => <Sent alert={alert} /> },
+        ]}
+      />
     </Page>
+  );
+}
+
+/** Whether the alert went out: its state (why it failed, on hover), tries and when. */
+function Sent({ alert }: { alert: Alert }) {
+  const status = STATUSES[alert.status] ?? { label: alert.status, tone: 'neutral' as Tone };
+  return (
+    <>
+      <Badge
+        tone={status.tone}
+        title={alert.lastError ? (SEND_FAILURES[alert.lastError] ?? alert.lastError) : undefined}
+      >
+        {status.label}
+      </Badge>
+      {alert.attempts > 0 ? <span className="muted"> · {alert.attempts} tries</span> : null}
+      {alert.sentAt ? (
+        <>
+          {' '}
+          <Time iso={alert.sentAt} />
+        </>
+      ) : null}
+    </>
   );
 }

@@ -6,7 +6,7 @@ import { useQuery } from '../hooks/use-query';
 
 /** Settings › GitHub App: which App Zekt acts as, and where its credentials come from. */
 export function AppSettingsView() {
-  const app = useQuery('app-settings', () => ok(api.GET('/api/v1/app')));
+  const app = useQuery(['app-settings'], () => ok(api.GET('/api/v1/app')));
   return (
     <Page
       title="GitHub App"

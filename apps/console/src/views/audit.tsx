@@ -1,8 +1,9 @@
 import { useRef, useState } from 'react';
 import { type AuditEntry, type AuditQuery, api, ok } from '../api/client';
 import { InlineField } from '../components/field';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { Time } from '../components/time';
 import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
@@ -81,7 +82,7 @@ export function AuditView() {
   const action = query.get('action') ?? '';
   const wanted = useRef(PAGE);
   const [more, setMore] = useState(false);
-  const entries = useQuery(`audit:${account}:${action}`, async () => {
+  const entries = useQuery(['audit', account, action], async () => {
     const base: AuditQuery = {};
     if (account) base.account = account;
     if (action) base.action = action;
@@ -147,51 +148,50 @@ export function AuditView() {
             </Empty>
           ) : (
             <>
-              <TableWrap label="Audit trail">
-                <table aria-label="Audit trail" className="audit">
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Who</th>
-                      <th scope="col">Action</th>
-                      <th scope="col">Target</th>
-                      <th scope="col">Change</th>
-                      <th scope="col">Account</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((entry) => (
-                      <tr key={entry.id}>
-                        <td className="when">
-                          <Time iso={entry.at} />
-                        </td>
-                        <td>
-                          {entry.actor.login}
-                          {entry.actor.tokenId ? (
-                            <div className="small muted" title={entry.actor.tokenId}>
-                              with an API token
-                            </div>
-                          ) : null}
-                        </td>
-                        <td>{ACTIONS[entry.action] ?? entry.action}</td>
-                        <td>
-                          <span className="muted small">{entry.target.type}</span> <Target entry={entry} />
-                        </td>
-                        <td>
-                          <ul className="plain changes">
-                            {changes(entry).map(([field, text]) => (
-                              <li key={field} className="id">
-                                <span className="muted">{field}:</span> {text}
-                              </li>
-                            ))}
-                          </ul>
-                        </td>
-                        <td>{entry.account ?? '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <Table
+                label="Audit trail"
+                className="audit"
+                rows={list}
+                rowKey={(entry) => entry.id}
+                columns={[
+                  { header: 'When', className: 'when', cell: (entry) => <Time iso={entry.at} /> },
+                  {
+                    header: 'Who',
+                    cell: (entry) => (
+                      <>
+                        {entry.actor.login}
+                        {entry.actor.tokenId ? (
+                          <div className="small muted" title={entry.actor.tokenId}>
+                            with an API token
+                          </div>
+                        ) : null}
+                      </>
+                    ),
+                  },
+                  { header: 'Action', cell: (entry) => ACTIONS[entry.action] ?? entry.action },
+                  {
+                    header: 'Target',
+                    cell: (entry) => (
+                      <>
+                        <span className="muted small">{entry.target.type}</span> <Target entry={entry} />
+                      </>
+                    ),
+                  },
+                  {
+                    header: 'Change',
+                    cell: (entry) => (
+                      <ul className="plain changes">
+                        {changes(entry).map(([field, text]) => (
+                          <li key={field} className="id">
+                            <span className="muted">{field}:</span> {text}
+                          </li>
+                        ))}
+                      </ul>
+                    ),
+                  },
+                  { header: 'Account', cell: (entry) => entry.account ?? '—' },
+                ]}
+              />
               {more ? (
                 <button
                   type="button"

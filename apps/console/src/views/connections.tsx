@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { allPages, api, type Connection, type ConnectionPage, ok } from '../api/client';
 import { Badge, HealthBadge } from '../components/badge';
 import { BarChart } from '../components/chart';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatPercent } from '../format';
 import { useQuery } from '../hooks/use-query';
@@ -18,7 +19,7 @@ import { RecoverButton } from './recovery';
  */
 export function ConnectionsView() {
   const connections = useQuery(
-    'connections',
+    ['connections'],
     async () => {
       let thresholds: ConnectionPage['thresholds'] | undefined;
       const items = await allPages(async (cursor) => {
@@ -142,7 +143,7 @@ function ConnectionCard({ connection: c }: { connection: Connection }) {
 
 /** Success rate per day over two weeks; re-read when a new event arrives. */
 function History({ connectionId, lastEventAt }: { connectionId: string; lastEventAt: string | null }) {
-  const history = useQuery(`history:${connectionId}:${lastEventAt}`, () =>
+  const history = useQuery(['connections', connectionId, 'history', lastEventAt], () =>
     ok(
       api.GET('/api/v1/connections/{id}/history', {
         params: { path: { id: connectionId }, query: { days: '14' } },
@@ -175,7 +176,7 @@ function History({ connectionId, lastEventAt }: { connectionId: string; lastEven
 }
 
 function DiagnosticsDrawer({ id, connectionId }: { id: string; connectionId: string }) {
-  const diagnostics = useQuery(`diagnostics:${connectionId}`, () =>
+  const diagnostics = useQuery(['connections', connectionId, 'diagnostics'], () =>
     ok(api.GET('/api/connections/{id}/diagnostics', { params: { path: { id: connectionId } } })),
   );
   return (
@@ -184,22 +185,21 @@ function DiagnosticsDrawer({ id, connectionId }: { id: string; connectionId: str
         {(d) => (
           <>
             <h3>Failed attempts, last {d.window.days} days</h3>
-            <TableWrap label="Failure categories">
-              <table aria-label="Failure categories">
-                <tbody>
-                  {Object.entries(d.categories).map(([category, count]) => (
-                    <tr key={category} className={count > 0 ? '' : 'muted'}>
-                      <th scope="row">{category}</th>
-                      <td className="number">{count}</td>
-                    </tr>
-                  ))}
-                  <tr>
-                    <th scope="row">consumer workflow failed</th>
-                    <td className="number">{d.consumerFailures}</td>
-                  </tr>
-                </tbody>
-              </table>
-            </TableWrap>
+            <Table
+              label="Failure categories"
+              rows={[
+                ...Object.entries(d.categories).map(([name, count]) => ({ name, count, quiet: count === 0 })),
+                { name: 'consumer workflow failed', count: d.consumerFailures, quiet: false },
+              ]}
+              rowKey={(row) => row.name}
+              rowClassName={(row) => (row.quiet ? 'muted' : undefined)}
+              cells={(row) => (
+                <>
+                  <th scope="row">{row.name}</th>
+                  <td className="number">{row.count}</td>
+                </>
+              )}
+            />
             <h3>Last failures</h3>
             {d.recentFailures.length === 0 ? (
               <p className="muted">No failed attempts.</p>

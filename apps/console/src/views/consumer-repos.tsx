@@ -1,9 +1,11 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { api, ok, type Repository } from '../api/client';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
-import { Empty, InlineError, QueryView } from '../components/states';
+import { Page } from '../components/page';
+import { Empty, InlineError } from '../components/states';
 import { SwitchButton } from '../components/switch';
+import { QueryTable } from '../components/table';
 import { useAction } from '../hooks/use-action';
 import { Link } from '../router';
 import { AccountPicker, useAccount } from '../session';
@@ -20,16 +22,18 @@ export function ConsumerReposView() {
   const repositories = useRepositories(account);
   const [asking, setAsking] = useState<Repository | null>(null);
   const [turnedOn, setTurnedOn] = useState<string | null>(null);
-  const save = useAction(async (repository: Repository, enabled: boolean) => {
-    await ok(
-      api.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
-        params: { path: splitName(repository.fullName) },
-        body: { enabled },
-      }),
-    );
-    repositories.reload();
-    return true;
-  });
+  const save = useAction(
+    async (repository: Repository, enabled: boolean) => {
+      await ok(
+        api.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+          params: { path: splitName(repository.fullName) },
+          body: { enabled },
+        }),
+      );
+      return true;
+    },
+    { invalidates: STALE_AFTER.repository },
+  );
   const [turningOff, setTurningOff] = useState<number | null>(null);
   const [failedOff, setFailedOff] = useState<number | null>(null);
 
@@ -53,62 +57,55 @@ export function ConsumerReposView() {
           subscriptions in <Link to="/consumer/subscriptions">Zekt Subscriptions</Link>.
         </p>
       ) : null}
-      <QueryView query={repositories} what="repositories">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title={`No repositories in ${account.login}’s installation.`}>
-              Add the repositories that should receive events to the Zekt App’s installation on GitHub.
-            </Empty>
-          ) : (
-            <TableWrap label="Repositories">
-              <table aria-label="Consumer repositories">
-                <thead>
-                  <tr>
-                    <th scope="col">Repository</th>
-                    <th scope="col">Visibility</th>
-                    <th scope="col">COMPLETION</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((repository) => {
-                    const on = repository.completionTracking.enabled;
-                    return (
-                      <tr key={repository.id}>
-                        <th scope="row">{repository.fullName}</th>
-                        <td>{repository.private ? 'Private' : 'Public'}</td>
-                        <td>
-                          <SwitchButton
-                            label={`COMPLETION: ${repository.fullName}`}
-                            checked={on}
-                            pending={turningOff === repository.id}
-                            disabled={save.pending}
-                            text={on ? 'Enabled for completion tracking' : 'Off'}
-                            onClick={() => {
-                              save.reset();
-                              setFailedOff(null);
-                              if (on) {
-                                setTurningOff(repository.id);
-                                void save.run(repository, false).then((done) => {
-                                  setTurningOff(null);
-                                  if (!done) setFailedOff(repository.id);
-                                });
-                              } else {
-                                setTurnedOn(null);
-                                setAsking(repository);
-                              }
-                            }}
-                          />
-                          {failedOff === repository.id ? <InlineError error={save.error} /> : null}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={repositories}
+        what="repositories"
+        rows={(list) => list}
+        rowKey={(repository) => repository.id}
+        label="Consumer repositories"
+        region="Repositories"
+        empty={
+          <Empty title={`No repositories in ${account.login}’s installation.`}>
+            Add the repositories that should receive events to the Zekt App’s installation on GitHub.
+          </Empty>
         }
-      </QueryView>
+        columns={[
+          { header: 'Repository', rowHeader: true, cell: (repository) => repository.fullName },
+          { header: 'Visibility', cell: (repository) => (repository.private ? 'Private' : 'Public') },
+          {
+            header: 'COMPLETION',
+            cell: (repository) => {
+              const on = repository.completionTracking.enabled;
+              return (
+                <>
+                  <SwitchButton
+                    label={`COMPLETION: ${repository.fullName}`}
+                    checked={on}
+                    pending={turningOff === repository.id}
+                    disabled={save.pending}
+                    text={on ? 'Enabled for completion tracking' : 'Off'}
+                    onClick={() => {
+                      save.reset();
+                      setFailedOff(null);
+                      if (on) {
+                        setTurningOff(repository.id);
+                        void save.run(repository, false).then((done) => {
+                          setTurningOff(null);
+                          if (!done) setFailedOff(repository.id);
+                        });
+                      } else {
+                        setTurnedOn(null);
+                        setAsking(repository);
+                      }
+                    }}
+                  />
+                  {failedOff === repository.id ? <InlineError error={save.error} /> : null}
+                </>
+              );
+            },
+          },
+        ]}
+      />
       <Modal
         open={asking !== null}
         title={`Enable completion tracking for ${asking?.fullName ?? ''}?`}

@@ -1,9 +1,11 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Attempt, api, type Delivery, ok } from '../api/client';
 import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { ErrorState, InlineError, Loading, QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatDuration, formatTime, randomKey } from '../format';
 import { useAction } from '../hooks/use-action';
@@ -18,7 +20,7 @@ import { ConsumerRunLink, dispatchState, isNotStarted, notStartedAdvice } from '
  */
 export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
   const delivery = useQuery(
-    `delivery:${deliveryId}`,
+    ['delivery', deliveryId],
     () => ok(api.GET('/api/v1/deliveries/{deliveryId}', { params: { path: { deliveryId } } })),
     { pollMs: 5_000 },
   );
@@ -34,7 +36,7 @@ export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
       <QueryView query={delivery} what="the delivery">
         {(d) => (
           <>
-            <DeliverySummary delivery={d} onReplayed={delivery.reload} />
+            <DeliverySummary delivery={d} />
             <Timeline delivery={d} />
             <AttemptTable attempts={d.attempts ?? []} />
             <Payload deliveryId={d.deliveryId} />
@@ -54,7 +56,7 @@ export function DeliveryDetailView({ deliveryId }: { deliveryId: string }) {
   );
 }
 
-function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
+function DeliverySummary({ delivery: d }: { delivery: Delivery }) {
   const state = dispatchState(d);
   return (
     <section className="card" aria-label="Summary">
@@ -150,28 +152,33 @@ function DeliverySummary({ delivery: d, onReplayed }: { delivery: Delivery; onRe
           </>
         ) : null}
       </dl>
-      <Replay delivery={d} onReplayed={onReplayed} />
+      <Replay delivery={d} />
     </section>
   );
 }
 
 /** Replay asks first, sends once (the button is disabled while the request runs), and links the new delivery. */
-function Replay({ delivery, onReplayed }: { delivery: Delivery; onReplayed: () => void }) {
+function Replay({ delivery }: { delivery: Delivery }) {
   const [asking, setAsking] = useState(false);
   const [replayId, setReplayId] = useState<string | null>(null);
   // One key per confirmation: a retried request (a flaky network) returns the same replay.
   const [idempotencyKey, setIdempotencyKey] = useState('');
-  const replay = useAction(async () => {
-    const created = await ok(
-      api.POST('/api/replay/{deliveryId}', {
-        params: { path: { deliveryId: delivery.deliveryId }, header: { 'idempotency-key': idempotencyKey } },
-      }),
-    );
-    setReplayId(created.deliveryId);
-    setAsking(false);
-    onReplayed();
-    return created;
-  });
+  const replay = useAction(
+    async () => {
+      const created = await ok(
+        api.POST('/api/replay/{deliveryId}', {
+          params: {
+            path: { deliveryId: delivery.deliveryId },
+            header: { 'idempotency-key': idempotencyKey },
+          },
+        }),
+      );
+      setReplayId(created.deliveryId);
+      setAsking(false);
+      return created;
+    },
+    { invalidates: STALE_AFTER.delivery },
+  );
   return (
     <div className="replay">
       <button
@@ -306,44 +313,34 @@ function AttemptTable({ attempts }: { attempts: Attempt[] }) {
   return (
     <section className="card">
       <h2>Attempts</h2>
-      <TableWrap label="Attempts">
-        <table aria-label="Attempts">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">At</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Status</th>
-              <th scope="col">Category</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((a) => (
-              <tr key={a.number}>
-                <td className="number">{a.number}</td>
-                <td>
-                  <Time iso={a.at} />
-                </td>
-                <td>{a.outcome}</td>
-                <td>{a.status ?? '—'}</td>
-                <td>{a.category ?? '—'}</td>
-                <td>{formatDuration(a.durationMs)}</td>
-                <td className="message">
-                  {a.message ?? ''}
-                  {a.headers && Object.keys(a.headers).length > 0 ? (
-                    <details>
-                      <summary>Headers</summary>
-                      <Headers headers={a.headers} label={`Headers of attempt ${a.number}`} />
-                    </details>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <Table
+        label="Attempts"
+        rows={attempts}
+        rowKey={(a) => a.number}
+        columns={[
+          { header: '#', className: 'number', cell: (a) => a.number },
+          { header: 'At', cell: (a) => <Time iso={a.at} /> },
+          { header: 'Outcome', cell: (a) => a.outcome },
+          { header: 'Status', cell: (a) => a.status ?? '—' },
+          { header: 'Category', cell: (a) => a.category ?? '—' },
+          { header: 'Duration', cell: (a) => formatDuration(a.durationMs) },
+          {
+            header: 'Message',
+            className: 'message',
+            cell: (a) => (
+              <>
+                {a.message ?? ''}
+                {a.headers && Object.keys(a.headers).length > 0 ? (
+                  <details>
+                    <summary>Headers</summary>
+                    <Headers headers={a.headers} label={`Headers of attempt ${a.number}`} />
+                  </details>
+                ) : null}
+              </>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }
@@ -365,7 +362,7 @@ function Headers({ headers, label }: { headers: Record<string, string>; label: s
 
 /** What the delivery carried (from the archive): the run and the provider's message. */
 function Payload({ deliveryId }: { deliveryId: string }) {
-  const payload = useQuery(`payload:${deliveryId}`, () =>
+  const payload = useQuery(['delivery', deliveryId, 'payload'], () =>
     ok(api.GET('/api/v1/deliveries/{deliveryId}/payload', { params: { path: { deliveryId } } })),
   );
   return (

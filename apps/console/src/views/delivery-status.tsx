@@ -10,8 +10,9 @@ import {
 } from '../api/client';
 import { DeliveryBadge, NotStartedBadge } from '../components/badge';
 import { InlineField } from '../components/field';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatClock, formatPercent, webUrl } from '../format';
 import { useQuery } from '../hooks/use-query';
@@ -51,7 +52,7 @@ export function DeliveryStatusView({ side }: { side: 'provider' | 'consumer' }) 
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<Filter, string>;
   const wanted = useRef(PAGE);
   const [more, setMore] = useState(false);
-  const connections = useQuery(`connections:${side}`, () =>
+  const connections = useQuery(['connections', side], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/connections', {
@@ -61,9 +62,8 @@ export function DeliveryStatusView({ side }: { side: 'provider' | 'consumer' }) 
       return { items: page.connections, nextCursor: page.nextCursor };
     }),
   );
-  const key = `deliveries:${side}:${JSON.stringify(filters)}`;
   const deliveries = useQuery(
-    key,
+    ['deliveries', side, filters],
     async () => {
       const base: DeliveryQuery = { side };
       if (filters.connection) base.connection = filters.connection;
@@ -308,81 +308,79 @@ export function ConsumerRunLink({ delivery }: { delivery: Delivery }) {
 
 function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
   return (
-    <TableWrap label="Deliveries">
-      <table aria-label="Deliveries" className="deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">Event type</th>
-            <th scope="col">Provider run</th>
-            <th scope="col">Delivers to</th>
-            <th scope="col">Dispatched</th>
-            <th scope="col">Confirmed</th>
-            <th scope="col">Completed</th>
-            <th scope="col" title="Failed dispatch attempts before GitHub accepted it (0 = first try)">
-              Retry
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => {
-            const state = dispatchState(d);
-            return (
-              <tr key={d.deliveryId}>
-                <td>
-                  <DeliveryBadge status={d.deliveryStatus} />
-                  {isNotStarted(d) ? (
-                    <>
-                      {' '}
-                      <NotStartedBadge />
-                      <div className="small muted state">{notStartedAdvice(d)}</div>
-                    </>
-                  ) : null}
-                  {state ? <div className="small muted state">{state}</div> : null}
-                  {d.isReplay ? <div className="small muted">replay</div> : null}
-                </td>
-                <td>
-                  <Link
-                    to={`/deliveries/${d.deliveryId}`}
-                    aria-label={`${d.eventType}, delivery ${d.deliveryId}`}
-                  >
-                    {d.eventType}
-                  </Link>
-                </td>
-                <td>
-                  {d.provider.repository} #{d.correlationId}
-                </td>
-                <td>
-                  {d.consumer.repository}
-                  {d.consumerRun ? (
-                    <div className="small">
-                      <ConsumerRunLink delivery={d} />
-                    </div>
-                  ) : null}
-                </td>
-                <td>
-                  <Time iso={d.dispatchedAt} />
-                </td>
-                <td>
-                  <Time iso={d.confirmedAt} />
-                </td>
-                <td>
-                  <Time iso={d.completedAt} />
-                </td>
-                <td className="number">{d.retryNumber}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </TableWrap>
+    <Table
+      label="Deliveries"
+      className="deliveries"
+      rows={deliveries}
+      rowKey={(d) => d.deliveryId}
+      columns={[
+        { header: 'Status', cell: (d) => <DeliveryState delivery={d} /> },
+        {
+          header: 'Event type',
+          cell: (d) => (
+            <Link to={`/deliveries/${d.deliveryId}`} aria-label={`${d.eventType}, delivery ${d.deliveryId}`}>
+              {d.eventType}
+            </Link>
+          ),
+        },
+        {
+          header: 'Provider run',
+          cell: (d) => (
+            <>
+              {d.provider.repository} #{d.correlationId}
+            </>
+          ),
+        },
+        {
+          header: 'Delivers to',
+          cell: (d) => (
+            <>
+              {d.consumer.repository}
+              {d.consumerRun ? (
+                <div className="small">
+                  <ConsumerRunLink delivery={d} />
+                </div>
+              ) : null}
+            </>
+          ),
+        },
+        { header: 'Dispatched', cell: (d) => <Time iso={d.dispatchedAt} /> },
+        { header: 'Confirmed', cell: (d) => <Time iso={d.confirmedAt} /> },
+        { header: 'Completed', cell: (d) => <Time iso={d.completedAt} /> },
+        {
+          header: 'Retry',
+          title: 'Failed dispatch attempts before GitHub accepted it (0 = first try)',
+          className: 'number',
+          cell: (d) => d.retryNumber,
+        },
+      ]}
+    />
+  );
+}
+
+/** The Status cell: the badge, why a delivery has not started, where its dispatch stands, a replay. */
+function DeliveryState({ delivery: d }: { delivery: Delivery }) {
+  const state = dispatchState(d);
+  return (
+    <>
+      <DeliveryBadge status={d.deliveryStatus} />
+      {isNotStarted(d) ? (
+        <>
+          {' '}
+          <NotStartedBadge />
+          <div className="small muted state">{notStartedAdvice(d)}</div>
+        </>
+      ) : null}
+      {state ? <div className="small muted state">{state}</div> : null}
+      {d.isReplay ? <div className="small muted">replay</div> : null}
+    </>
   );
 }
 
 /** The provider's blocked-events card: allowed, blocked, block rate, orphaned messages, top workflows. */
 function BlockedCards() {
   const me = useSession();
-  const blocked = useQuery('blocked', () =>
+  const blocked = useQuery(['blocked'], () =>
     Promise.all(
       me.accounts.map((a) => ok(api.GET('/api/v1/blocked', { params: { query: { account: a.login } } }))),
     ),

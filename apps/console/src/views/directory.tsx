@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { allPages, api, type DirectoryService, ok } from '../api/client';
 import { Badge } from '../components/badge';
 import { Field, InlineField } from '../components/field';
@@ -18,7 +19,7 @@ export function DirectoryView() {
   const q = query.get('q') ?? '';
   const tag = query.get('tag') ?? '';
   const [text, setText] = useState(q);
-  const services = useQuery(`directory:${q}:${tag}`, () =>
+  const services = useQuery(['directory', q, tag], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/directory', {
@@ -169,7 +170,7 @@ function ServiceContract({ service }: { service: DirectoryService }) {
 }
 
 function DirectorySchema({ service }: { service: DirectoryService }) {
-  const schema = useQuery(`directory-schema:${service.id}:${service.schemaVersion}`, () =>
+  const schema = useQuery(['directory-schema', service.id, service.schemaVersion], () =>
     ok(api.GET('/api/v1/directory/{id}/schema', { params: { path: { id: service.id }, query: {} } })),
   );
   return (
@@ -187,13 +188,16 @@ function DirectorySchema({ service }: { service: DirectoryService }) {
 /** Chooses the repository the service delivers to, and sends the request. */
 function RequestAccess(props: { service: DirectoryService; onClose: () => void; onDone: () => void }) {
   const me = useSession();
-  const repositories = useQuery('all-repositories', () => loadAllRepositories(me.accounts));
+  const repositories = useQuery(['repositories', 'all'], () => loadAllRepositories(me.accounts));
   const [deliversTo, setDeliversTo] = useState('');
   const [checked, setChecked] = useState<string | undefined>();
-  const request = useAction(async () => {
-    await ok(api.POST('/api/v1/subscriptions', { body: { serviceId: props.service.id, deliversTo } }));
-    props.onDone();
-  });
+  const request = useAction(
+    async () => {
+      await ok(api.POST('/api/v1/subscriptions', { body: { serviceId: props.service.id, deliversTo } }));
+      props.onDone();
+    },
+    { invalidates: STALE_AFTER.subscription },
+  );
   const submit = () => {
     if (!deliversTo) {
       setChecked('Choose the repository that receives the events.');

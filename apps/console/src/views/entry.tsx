@@ -10,7 +10,7 @@ import { SetupView } from './setup';
  * or, while Zekt has no GitHub App yet (setup mode), the first-run page.
  */
 export function LoginView() {
-  const setup = useQuery('setup-mode', () => ok(api.GET('/api/setup'), { unauthorized: 'throw' }));
+  const setup = useQuery(['setup', 'mode'], () => ok(api.GET('/api/setup'), { unauthorized: 'throw' }));
   if (setup.data?.configured === false) return <SetupView />;
   if (setup.data === undefined && setup.error === undefined) {
     return (

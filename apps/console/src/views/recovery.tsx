@@ -1,4 +1,5 @@
 import { type RefObject, useEffect, useRef, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Answer, api, type Connection, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
 import { Modal } from '../components/modal';
@@ -93,7 +94,7 @@ function RecoverDialog({
   // The job this dialog follows: one started here, or the connection's running one when it opens.
   const [followed, setFollowed] = useState<string | null>(null);
   const [startAnother, setStartAnother] = useState(false);
-  const latest = useQuery(`recoveries:${c.id}`, () =>
+  const latest = useQuery(['recoveries', c.id], () =>
     ok(
       api.GET('/api/v1/connections/{id}/recoveries', {
         params: { path: { id: c.id }, query: { limit: '1' } },
@@ -163,7 +164,7 @@ function StartForm({
       ? 'Choose failed, not started or both.'
       : null;
 
-  const preview = useQuery(`preview:${c.id}:${sinceIso}:${states.join(',')}`, async () =>
+  const preview = useQuery(['recovery-preview', c.id, sinceIso, states], async () =>
     problem || !sinceIso
       ? null
       : ok(
@@ -172,22 +173,25 @@ function StartForm({
           }),
         ),
   );
-  const start = useAction(async () => {
-    if (!sinceIso) return undefined;
-    onBusy(true);
-    try {
-      const created = await ok(
-        api.POST('/api/v1/connections/{id}/recoveries', {
-          params: { path: { id: c.id }, header: { 'idempotency-key': idempotencyKey } },
-          body: { since: sinceIso, states },
-        }),
-      );
-      onStarted(created.id);
-      return created;
-    } finally {
-      onBusy(false);
-    }
-  });
+  const start = useAction(
+    async () => {
+      if (!sinceIso) return undefined;
+      onBusy(true);
+      try {
+        const created = await ok(
+          api.POST('/api/v1/connections/{id}/recoveries', {
+            params: { path: { id: c.id }, header: { 'idempotency-key': idempotencyKey } },
+            body: { since: sinceIso, states },
+          }),
+        );
+        onStarted(created.id);
+        return created;
+      } finally {
+        onBusy(false);
+      }
+    },
+    { invalidates: STALE_AFTER.recovery },
+  );
   const toReplay = preview.data?.toReplay ?? 0;
   const ready = !problem && !preview.loading && !preview.error && toReplay > 0;
   const form = useRef<HTMLFormElement>(null);
@@ -288,7 +292,7 @@ function Progress({
   const [cancelled, setCancelled] = useState<Recovery | null>(null);
   const [finished, setFinished] = useState(false);
   const read = useQuery(
-    `recovery:${recoveryId}`,
+    ['recovery', recoveryId],
     () =>
       ok(
         api.GET('/api/v1/connections/{id}/recoveries/{recoveryId}', {
@@ -302,21 +306,25 @@ function Progress({
   useEffect(() => {
     if (readStatus && readStatus !== 'running') setFinished(true);
   }, [readStatus]);
-  const cancel = useAction(async () => {
-    onBusy(true);
-    try {
-      const answer = await ok(
-        api.POST('/api/v1/connections/{id}/recoveries/{recoveryId}/cancel', {
-          params: { path: { id: connectionId, recoveryId } },
-        }),
-      );
-      setCancelled(answer);
-      read.reload();
-      return answer;
-    } finally {
-      onBusy(false);
-    }
-  });
+  const cancel = useAction(
+    async () => {
+      onBusy(true);
+      try {
+        const answer = await ok(
+          api.POST('/api/v1/connections/{id}/recoveries/{recoveryId}/cancel', {
+            params: { path: { id: connectionId, recoveryId } },
+          }),
+        );
+        setCancelled(answer);
+        return answer;
+      } finally {
+        onBusy(false);
+      }
+    },
+    // Not the connection's list of recoveries: the dialog follows the running job it found there,
+    // and would lose it (and this panel) once the job is no longer running.
+    { invalidates: [['recovery', recoveryId], ['deliveries'], ['audit']] },
+  );
   const panel = useRef<HTMLElement>(null);
   const r = read.data && cancelled && read.data.status === 'running' ? cancelled : (read.data ?? cancelled);
   useFocusWhenLost(panel, r !== null);

@@ -3,7 +3,7 @@ import { useQuery } from '../hooks/use-query';
 
 /** Every repository of an account's installation, with its provider and COMPLETION flags. */
 export function useRepositories(account: Account) {
-  return useQuery(`repositories:${account.login}`, () => loadRepositories(account.login));
+  return useQuery(['repositories', { account: account.login }], () => loadRepositories(account.login));
 }
 
 export function loadRepositories(account: string): Promise<Repository[]> {

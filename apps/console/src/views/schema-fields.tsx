@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { Answer } from '../api/client';
-import { TableWrap } from '../components/page';
+import { Table } from '../components/table';
 
 export type SchemaVersion = Answer<'/api/v1/services/{id}/schema', 'get'>;
 
@@ -93,30 +93,17 @@ export function SchemaFields({ version, slug }: { version: SchemaVersion; slug: 
       {rows.length === 0 ? (
         <p className="muted">The schema names no properties; read it below.</p>
       ) : (
-        <TableWrap label={`Message fields of ${slug}`}>
-          <table aria-label={`Message fields of ${slug}`}>
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Type</th>
-                <th scope="col">Required</th>
-                <th scope="col">Notes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.path}>
-                  <th scope="row">
-                    <code>{row.path}</code>
-                  </th>
-                  <td>{row.type}</td>
-                  <td>{row.required ? 'Required' : 'Optional'}</td>
-                  <td>{row.notes}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <Table
+          label={`Message fields of ${slug}`}
+          rows={rows}
+          rowKey={(row) => row.path}
+          columns={[
+            { header: 'Field', rowHeader: true, cell: (row) => <code>{row.path}</code> },
+            { header: 'Type', cell: (row) => row.type },
+            { header: 'Required', cell: (row) => (row.required ? 'Required' : 'Optional') },
+            { header: 'Notes', cell: (row) => row.notes },
+          ]}
+        />
       )}
       <p className="small">
         {version.requiresMessage

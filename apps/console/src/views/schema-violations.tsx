@@ -1,7 +1,7 @@
 import { type Answer, api, ok } from '../api/client';
 import { Badge } from '../components/badge';
-import { TableWrap } from '../components/page';
 import { QueryView } from '../components/states';
+import { headers, Table } from '../components/table';
 import { Time } from '../components/time';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
@@ -15,7 +15,7 @@ type Violation = Answer<'/api/v1/schema-violations', 'get'>['violations'][number
  */
 export function SchemaViolationsCard() {
   const violations = useQuery(
-    'schema-violations',
+    ['schema-violations'],
     () => ok(api.GET('/api/v1/schema-violations', { params: { query: { limit: '20' } } })),
     { pollMs: 5000 },
   );
@@ -30,24 +30,13 @@ export function SchemaViolationsCard() {
               the same; fix it before you enforce the schema. Schemas are edited under{' '}
               <Link to="/provider/services">Services</Link>.
             </p>
-            <TableWrap label="Schema violations">
-              <table aria-label="Schema violations">
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Service</th>
-                    <th scope="col">Run</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Problems</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.violations.map((v) => (
-                    <ViolationRow key={v.id} violation={v} />
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <Table
+              label="Schema violations"
+              columns={headers('When', 'Service', 'Run', 'Outcome', 'Problems')}
+              rows={page.violations}
+              rowKey={(v) => v.id}
+              cells={(v) => <ViolationCells violation={v} />}
+            />
           </section>
         )
       }
@@ -55,9 +44,9 @@ export function SchemaViolationsCard() {
   );
 }
 
-function ViolationRow({ violation: v }: { violation: Violation }) {
+function ViolationCells({ violation: v }: { violation: Violation }) {
   return (
-    <tr>
+    <>
       <td>
         <Time iso={v.createdAt} />
       </td>
@@ -89,6 +78,6 @@ function ViolationRow({ violation: v }: { violation: Violation }) {
           <span className="muted small">and {v.errorCount - v.errors.length} more</span>
         ) : null}
       </td>
-    </tr>
+    </>
   );
 }

@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { allPages, api, ok, type Service } from '../api/client';
 import { Field } from '../components/field';
 import { Page } from '../components/page';
@@ -67,7 +68,7 @@ function check(draft: Draft, creating: boolean): Errors {
 
 /** Provider › Services › new or edit: slug, description, tags, visibility, event type, publish. */
 export function ServiceFormView({ serviceId }: { serviceId: string | undefined }) {
-  const existing = useQuery(`service:${serviceId ?? 'new'}`, () =>
+  const existing = useQuery(['services', serviceId ?? 'new'], () =>
     serviceId
       ? ok(api.GET('/api/v1/services/{id}', { params: { path: { id: serviceId } } }))
       : Promise.resolve(null),
@@ -96,10 +97,10 @@ function ServiceForm({ service }: { service: Service | null }) {
     published: service?.published ?? false,
   });
   const [errors, setErrors] = useState<Errors>({});
-  const providers = useQuery('provider-repositories', async () =>
+  const providers = useQuery(['repositories', 'providers'], async () =>
     (await loadAllRepositories(me.accounts)).filter((r) => r.provider.enabled),
   );
-  const workflows = useQuery(`whitelisted:${draft.repository}`, async () => {
+  const workflows = useQuery(['workflows', draft.repository, 'whitelisted'], async () => {
     if (!creating || !draft.repository) return [];
     const list = await allPages(async (cursor) => {
       const page = await ok(
@@ -116,25 +117,28 @@ function ServiceForm({ service }: { service: Service | null }) {
   });
   const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft((d) => ({ ...d, [name]: value }));
 
-  const save = useAction(async () => {
-    const common = {
-      slug: draft.slug,
-      description: draft.description,
-      tags: parseTags(draft.tags),
-      visibility: draft.visibility,
-      published: draft.published,
-      ...(draft.eventType ? { eventType: draft.eventType } : {}),
-    };
-    const saved = service
-      ? await ok(api.PATCH('/api/v1/services/{id}', { params: { path: { id: service.id } }, body: common }))
-      : await ok(
-          api.POST('/api/v1/services', {
-            body: { repository: draft.repository, workflow: draft.workflow, ...common },
-          }),
-        );
-    navigate(`/provider/services?saved=${encodeURIComponent(saved.slug)}`);
-    return saved;
-  });
+  const save = useAction(
+    async () => {
+      const common = {
+        slug: draft.slug,
+        description: draft.description,
+        tags: parseTags(draft.tags),
+        visibility: draft.visibility,
+        published: draft.published,
+        ...(draft.eventType ? { eventType: draft.eventType } : {}),
+      };
+      const saved = service
+        ? await ok(api.PATCH('/api/v1/services/{id}', { params: { path: { id: service.id } }, body: common }))
+        : await ok(
+            api.POST('/api/v1/services', {
+              body: { repository: draft.repository, workflow: draft.workflow, ...common },
+            }),
+          );
+      navigate(`/provider/services?saved=${encodeURIComponent(saved.slug)}`);
+      return saved;
+    },
+    { invalidates: STALE_AFTER.service },
+  );
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

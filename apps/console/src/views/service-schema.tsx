@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Answer, api, ok } from '../api/client';
 import { Badge } from '../components/badge';
 import { Field } from '../components/field';
@@ -37,7 +38,7 @@ const STARTER = `{
  */
 export function ServiceSchemaView({ serviceId }: { serviceId: string }) {
   // A service without a schema has nothing to read: its editor starts from a template.
-  const loaded = useQuery(`service-schema:${serviceId}`, async () => {
+  const loaded = useQuery(['services', serviceId, 'schema'], async () => {
     const service = await ok(api.GET('/api/v1/services/{id}', { params: { path: { id: serviceId } } }));
     const version =
       service.schemaVersion === null
@@ -69,10 +70,7 @@ export function ServiceSchemaView({ serviceId }: { serviceId: string }) {
               key={`${version?.version ?? 0}:${svc.enforcement}`}
               service={svc}
               current={version}
-              onSaved={(message) => {
-                setSaved(message);
-                loaded.reload();
-              }}
+              onSaved={setSaved}
               onEdit={() => setSaved(null)}
             />
             <VersionHistory serviceId={svc.id} version={version?.version ?? 0} />
@@ -147,21 +145,24 @@ function SchemaEditor(props: {
     };
   }, [schemaText, exampleText, enforcement, service.id]);
 
-  const save = useAction(async (acceptBreaking: boolean) => {
-    const answer = await ok(
-      api.PUT('/api/v1/services/{id}/schema', {
-        params: { path: { id: service.id }, query: {} },
-        body: body(acceptBreaking),
-      }),
-    );
-    setConfirming(null);
-    props.onSaved(
-      answer.changed
-        ? `Version ${answer.version} saved (${answer.enforcement}).`
-        : `Enforcement set to ${answer.enforcement}; the schema is unchanged (version ${answer.version}).`,
-    );
-    return answer;
-  });
+  const save = useAction(
+    async (acceptBreaking: boolean) => {
+      const answer = await ok(
+        api.PUT('/api/v1/services/{id}/schema', {
+          params: { path: { id: service.id }, query: {} },
+          body: body(acceptBreaking),
+        }),
+      );
+      setConfirming(null);
+      props.onSaved(
+        answer.changed
+          ? `Version ${answer.version} saved (${answer.enforcement}).`
+          : `Enforcement set to ${answer.enforcement}; the schema is unchanged (version ${answer.version}).`,
+      );
+      return answer;
+    },
+    { invalidates: STALE_AFTER.service },
+  );
 
   const submit = () => {
     props.onEdit();
@@ -310,7 +311,7 @@ function ChangeList({ changes, title }: { changes: Change[]; title: string }) {
 }
 
 function VersionHistory({ serviceId, version }: { serviceId: string; version: number }) {
-  const versions = useQuery(`schema-versions:${serviceId}:${version}`, () =>
+  const versions = useQuery(['services', serviceId, 'schema-versions', version], () =>
     ok(
       api.GET('/api/v1/services/{id}/schema/versions', {
         params: { path: { id: serviceId }, query: { limit: '100' } },

@@ -1,10 +1,12 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { type Answer, api, ok } from '../api/client';
 import { Badge, type Tone } from '../components/badge';
 import { Field } from '../components/field';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
+import { headers, QueryTable, Table } from '../components/table';
 import { Time } from '../components/time';
 import { formatClock } from '../format';
 import { useAction } from '../hooks/use-action';
@@ -41,7 +43,7 @@ export function SettingsView() {
 }
 
 function ServiceChecks() {
-  const checks = useQuery('checks', () => ok(api.GET('/api/v1/checks')));
+  const checks = useQuery(['checks'], () => ok(api.GET('/api/v1/checks')));
   return (
     <section aria-labelledby="checks-title">
       <div className="summary-head">
@@ -57,32 +59,22 @@ function ServiceChecks() {
               {data.ok ? 'No check failed.' : 'Some checks failed: fix them from the top.'} Checked at{' '}
               {formatClock(new Date(data.checkedAt))} (the server keeps the findings for 30 seconds).
             </p>
-            <TableWrap label="Service checks">
-              <table aria-label="Service checks">
-                <thead>
-                  <tr>
-                    <th scope="col">Check</th>
-                    <th scope="col">Result</th>
-                    <th scope="col">Finding</th>
-                    <th scope="col">Fix</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.checks.map((check) => (
-                    <tr key={check.id}>
-                      <th scope="row">{check.title}</th>
-                      <td>
-                        <Badge tone={CHECK_STATUS[check.status].tone}>
-                          {CHECK_STATUS[check.status].label}
-                        </Badge>
-                      </td>
-                      <td>{check.summary}</td>
-                      <td>{check.fix ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <Table
+              label="Service checks"
+              rows={data.checks}
+              rowKey={(check) => check.id}
+              columns={[
+                { header: 'Check', rowHeader: true, cell: (check) => check.title },
+                {
+                  header: 'Result',
+                  cell: (check) => (
+                    <Badge tone={CHECK_STATUS[check.status].tone}>{CHECK_STATUS[check.status].label}</Badge>
+                  ),
+                },
+                { header: 'Finding', cell: (check) => check.summary },
+                { header: 'Fix', cell: (check) => check.fix ?? '—' },
+              ]}
+            />
           </>
         )}
       </QueryView>
@@ -91,7 +83,7 @@ function ServiceChecks() {
 }
 
 function ApiTokens() {
-  const tokens = useQuery('tokens', () =>
+  const tokens = useQuery(['tokens'], () =>
     ok(api.GET('/api/v1/tokens', { params: { query: { limit: '100' } } })),
   );
   const [created, setCreated] = useState<CreatedToken | null>(null);
@@ -102,41 +94,18 @@ function ApiTokens() {
         A token acts as you, for every account you are a member of: send it as Authorization: Bearer zkt_…
         Only its hash is kept, so its secret is shown once, when it is created.
       </p>
-      <CreateTokenForm
-        onCreated={(token) => {
-          setCreated(token);
-          tokens.reload();
-        }}
-      />
+      <CreateTokenForm onCreated={setCreated} />
       {created ? <NewTokenSecret token={created} onDone={() => setCreated(null)} /> : null}
-      <QueryView query={tokens} what="your API tokens">
-        {(data) =>
-          data.tokens.length === 0 ? (
-            <Empty title="No API tokens">Create one above for a script or the zekt command.</Empty>
-          ) : (
-            <TableWrap label="Your API tokens">
-              <table aria-label="Your API tokens">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.tokens.map((token) => (
-                    <TokenRow key={token.id} token={token} onRevoked={tokens.reload} />
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
-        }
-      </QueryView>
+      <QueryTable
+        query={tokens}
+        what="your API tokens"
+        rows={(data) => data.tokens}
+        rowKey={(token) => token.id}
+        label="Your API tokens"
+        empty={<Empty title="No API tokens">Create one above for a script or the zekt command.</Empty>}
+        columns={headers('Name', 'Created', 'Expires', 'Status', <span className="sr-only">Actions</span>)}
+        cells={(token) => <TokenCells token={token} />}
+      />
     </section>
   );
 }
@@ -146,14 +115,17 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: CreatedToken) => vo
   const [days, setDays] = useState('30');
   const [checked, setChecked] = useState(false);
   const nameProblem = name.trim() === '' ? 'Give the token a name: what it is for.' : undefined;
-  const create = useAction(async () => {
-    const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
-    const token = await ok(api.POST('/api/v1/tokens', { body: { name: name.trim(), expiresAt } }));
-    setName('');
-    setChecked(false);
-    onCreated(token);
-    return token;
-  });
+  const create = useAction(
+    async () => {
+      const expiresAt = new Date(Date.now() + Number(days) * 86_400_000).toISOString();
+      const token = await ok(api.POST('/api/v1/tokens', { body: { name: name.trim(), expiresAt } }));
+      setName('');
+      setChecked(false);
+      onCreated(token);
+      return token;
+    },
+    { invalidates: STALE_AFTER.token },
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setChecked(true);
@@ -204,15 +176,17 @@ function NewTokenSecret({ token, onDone }: { token: CreatedToken; onDone: () => 
   );
 }
 
-function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void }) {
+function TokenCells({ token }: { token: ApiToken }) {
   const [confirming, setConfirming] = useState(false);
-  const revoke = useAction(async () => {
-    await ok(api.DELETE('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: token.id } } }));
-    setConfirming(false);
-    onRevoked();
-  });
+  const revoke = useAction(
+    async () => {
+      await ok(api.DELETE('/api/v1/tokens/{tokenId}', { params: { path: { tokenId: token.id } } }));
+      setConfirming(false);
+    },
+    { invalidates: STALE_AFTER.token },
+  );
   return (
-    <tr>
+    <>
       <td>{token.name}</td>
       <td>
         <Time iso={token.createdAt} />
@@ -255,6 +229,6 @@ function TokenRow({ token, onRevoked }: { token: ApiToken; onRevoked: () => void
           <InlineError error={revoke.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }

@@ -15,7 +15,7 @@ import { useLocation } from '../router';
 export function SetupView() {
   const { query } = useLocation();
   // Polled: the page moves on when the App is installed (GitHub sends the installation webhook).
-  const status = useQuery('setup', () => ok(api.GET('/api/setup'), { unauthorized: 'throw' }), {
+  const status = useQuery(['setup'], () => ok(api.GET('/api/setup'), { unauthorized: 'throw' }), {
     pollMs: 2000,
   });
   const problem = query.get('problem');

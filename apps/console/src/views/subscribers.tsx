@@ -1,9 +1,11 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import type { Subscription } from '../api/client';
 import { Badge, SubscriptionBadge } from '../components/badge';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, InlineError, QueryView } from '../components/states';
+import { headers, Table } from '../components/table';
 import { Time } from '../components/time';
 import { useAction } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
@@ -11,7 +13,7 @@ import { type Decision, decide, loadSubscriptions } from './subscriptions-data';
 
 /** Provider › Subscribers: requests to approve or deny, active subscribers to revoke, and the past. */
 export function SubscribersView() {
-  const subscriptions = useQuery('subscriptions:provider', () => loadSubscriptions('provider'));
+  const subscriptions = useQuery(['subscriptions', 'provider'], () => loadSubscriptions('provider'));
   return (
     <Page
       title="Subscribers"
@@ -32,18 +34,18 @@ export function SubscribersView() {
                   Consumers find your published services in the Directory and request access there.
                 </Empty>
               ) : (
-                <SubscriberTable label="Requests" rows={requests} onDecided={subscriptions.reload} />
+                <SubscriberTable label="Requests" rows={requests} />
               )}
               <h2>Active subscribers</h2>
               {active.length === 0 ? (
                 <Empty title="No active subscribers yet." />
               ) : (
-                <SubscriberTable label="Active subscribers" rows={active} onDecided={subscriptions.reload} />
+                <SubscriberTable label="Active subscribers" rows={active} />
               )}
               {past.length > 0 ? (
                 <>
                   <h2>Denied and revoked</h2>
-                  <SubscriberTable label="Denied and revoked" rows={past} onDecided={subscriptions.reload} />
+                  <SubscriberTable label="Denied and revoked" rows={past} />
                 </>
               ) : null}
             </>
@@ -54,48 +56,30 @@ export function SubscribersView() {
   );
 }
 
-function SubscriberTable({
-  label,
-  rows,
-  onDecided,
-}: {
-  label: string;
-  rows: Subscription[];
-  onDecided: () => void;
-}) {
+function SubscriberTable({ label, rows }: { label: string; rows: Subscription[] }) {
   return (
-    <TableWrap label={label}>
-      <table aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">Consumer</th>
-            <th scope="col">Delivers to</th>
-            <th scope="col">Service</th>
-            <th scope="col">Requested</th>
-            <th scope="col">Status</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((subscription) => (
-            <SubscriberRow key={subscription.id} subscription={subscription} onDecided={onDecided} />
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <Table
+      label={label}
+      columns={headers('Consumer', 'Delivers to', 'Service', 'Requested', 'Status', 'Decision')}
+      rows={rows}
+      rowKey={(subscription) => subscription.id}
+      cells={(subscription) => <SubscriberCells subscription={subscription} />}
+    />
   );
 }
 
-function SubscriberRow({ subscription, onDecided }: { subscription: Subscription; onDecided: () => void }) {
+function SubscriberCells({ subscription }: { subscription: Subscription }) {
   const [confirming, setConfirming] = useState(false);
-  const action = useAction(async (decision: Decision) => {
-    await decide(subscription.id, decision);
-    setConfirming(false);
-    onDecided();
-  });
+  const action = useAction(
+    async (decision: Decision) => {
+      await decide(subscription.id, decision);
+      setConfirming(false);
+    },
+    { invalidates: STALE_AFTER.subscription },
+  );
   const who = `${subscription.consumer.account} (${subscription.deliversTo})`;
   return (
-    <tr>
+    <>
       <th scope="row">{subscription.consumer.account}</th>
       <td>{subscription.deliversTo}</td>
       <td>
@@ -171,6 +155,6 @@ function SubscriberRow({ subscription, onDecided }: { subscription: Subscription
           <InlineError error={action.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }

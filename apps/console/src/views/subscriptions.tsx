@@ -1,13 +1,15 @@
 import { useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { api, ok, type Subscription } from '../api/client';
 import { SubscriptionBadge } from '../components/badge';
 import { Field } from '../components/field';
 import { Modal } from '../components/modal';
-import { Page, TableWrap } from '../components/page';
-import { Empty, InlineError, QueryView } from '../components/states';
+import { Page } from '../components/page';
+import { Empty, InlineError } from '../components/states';
 import { Switch } from '../components/switch';
+import { headers, QueryTable } from '../components/table';
 import { formatDate } from '../format';
-import { useAction } from '../hooks/use-action';
+import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link } from '../router';
 import { decide, loadSubscriptions } from './subscriptions-data';
@@ -21,63 +23,57 @@ import { decide, loadSubscriptions } from './subscriptions-data';
  * and says so here.
  */
 export function SubscriptionsView() {
-  const subscriptions = useQuery('subscriptions:consumer', () => loadSubscriptions('consumer'));
+  const subscriptions = useQuery(['subscriptions', 'consumer'], () => loadSubscriptions('consumer'));
+  const invalidate = useInvalidate();
+  const changed = () => invalidate(...STALE_AFTER.subscription);
   return (
     <Page
       title="Zekt Subscriptions"
       intro="Durable Delivery tracks every delivery to its end (Confirmed, Completed or Failed), retries what GitHub refused, and keeps it replayable. How Zekt learns how the consumer's run went decides what it costs in GitHub API calls: with COMPLETION on, GitHub sends the run's webhooks and Zekt calls nothing; delivered as workflow_dispatch with COMPLETION off, Zekt reads the run itself, one call of your installation's per read (about 5 for a one-minute run, 8 for ten minutes, 11 for an hour). Use it where losing an event costs more than tracking it."
     >
-      <QueryView query={subscriptions} what="subscriptions">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title="You have no subscriptions yet.">
-              Find a service in the <Link to="/directory">Directory</Link> and request access for one of your
-              repositories.
-            </Empty>
-          ) : (
-            <TableWrap label="Subscriptions">
-              <table aria-label="Subscriptions">
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">Delivers to</th>
-                    <th scope="col">Subscribed</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Delivered as</th>
-                    <th scope="col">Durable Delivery</th>
-                    <th scope="col">
-                      <span className="sr-only">Remove</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((subscription) => (
-                    <SubscriptionRow
-                      key={subscription.id}
-                      subscription={subscription}
-                      onChanged={subscriptions.reload}
-                    />
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={subscriptions}
+        what="subscriptions"
+        rows={(list) => list}
+        rowKey={(subscription) => subscription.id}
+        label="Subscriptions"
+        empty={
+          <Empty title="You have no subscriptions yet.">
+            Find a service in the <Link to="/directory">Directory</Link> and request access for one of your
+            repositories.
+          </Empty>
         }
-      </QueryView>
+        columns={headers(
+          'Service',
+          'Delivers to',
+          'Subscribed',
+          'Status',
+          'Delivered as',
+          'Durable Delivery',
+          <span className="sr-only">Remove</span>,
+        )}
+        cells={(subscription) => <SubscriptionCells subscription={subscription} onChanged={changed} />}
+      />
     </Page>
   );
 }
 
-function SubscriptionRow({ subscription, onChanged }: { subscription: Subscription; onChanged: () => void }) {
+function SubscriptionCells({
+  subscription,
+  onChanged,
+}: {
+  subscription: Subscription;
+  onChanged: () => Promise<unknown>;
+}) {
   const [confirming, setConfirming] = useState(false);
   const remove = useAction(async () => {
     await decide(subscription.id, 'revoke');
     setConfirming(false);
-    onChanged();
+    await onChanged();
   });
   const live = subscription.status === 'requested' || subscription.status === 'approved';
   return (
-    <tr>
+    <>
       <th scope="row">
         {subscription.service.slug}
         <div className="muted small">
@@ -116,7 +112,7 @@ function SubscriptionRow({ subscription, onChanged }: { subscription: Subscripti
                   body: { durable },
                 }),
               );
-              onChanged();
+              await onChanged();
             }}
           />
         ) : (
@@ -162,12 +158,18 @@ function SubscriptionRow({ subscription, onChanged }: { subscription: Subscripti
           <InlineError error={remove.error} />
         </Modal>
       </td>
-    </tr>
+    </>
   );
 }
 
 /** The "Delivered as" cell: the mode (and workflow), and "Change" for a live subscription. */
-function DeliveredAs({ subscription, onChanged }: { subscription: Subscription; onChanged: () => void }) {
+function DeliveredAs({
+  subscription,
+  onChanged,
+}: {
+  subscription: Subscription;
+  onChanged: () => Promise<unknown>;
+}) {
   const [editing, setEditing] = useState(false);
   const live = subscription.status === 'requested' || subscription.status === 'approved';
   const target = subscription.workflowDispatch;
@@ -196,7 +198,7 @@ function DeliveredAs({ subscription, onChanged }: { subscription: Subscription; 
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
-            onChanged();
+            void onChanged();
           }}
         />
       ) : null}

@@ -2,8 +2,9 @@ import { useState } from 'react';
 import { api, ok, type Usage } from '../api/client';
 import { BarChart } from '../components/chart';
 import { InlineField } from '../components/field';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { QueryView } from '../components/states';
+import { Table } from '../components/table';
 import { counterLabel } from '../format';
 import { useQuery } from '../hooks/use-query';
 
@@ -12,7 +13,7 @@ type Counter = keyof Account['counters'];
 
 /** Usage: this month's counters per account (what is charged to whom, SPEC 8) and a chart per day. */
 export function UsageView() {
-  const usage = useQuery('usage', () => ok(api.GET('/api/v1/usage')));
+  const usage = useQuery(['usage'], () => ok(api.GET('/api/v1/usage')));
   return (
     <Page
       title="Usage"
@@ -39,18 +40,18 @@ function AccountUsage({ account }: { account: Account }) {
       <h2 id={`usage-${account.account}`}>
         {account.account} · {account.month}
       </h2>
-      <TableWrap label={`Counters of ${account.account}`}>
-        <table aria-label={`Usage of ${account.account}`}>
-          <tbody>
-            {counters.map((name) => (
-              <tr key={name}>
-                <th scope="row">{counterLabel(name)}</th>
-                <td className="number">{account.counters[name]}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableWrap>
+      <Table
+        label={`Usage of ${account.account}`}
+        region={`Counters of ${account.account}`}
+        rows={counters}
+        rowKey={(name) => name}
+        cells={(name) => (
+          <>
+            <th scope="row">{counterLabel(name)}</th>
+            <td className="number">{account.counters[name]}</td>
+          </>
+        )}
+      />
       <InlineField label="Per day">
         <select value={chosen} onChange={(event) => setChosen(event.target.value as Counter)}>
           {counters.map((name) => (

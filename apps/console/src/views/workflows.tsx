@@ -1,11 +1,13 @@
 import { type FormEvent, useState } from 'react';
+import { STALE_AFTER } from '../api/changes';
 import { allPages, api, ok } from '../api/client';
 import { Field, InlineField } from '../components/field';
-import { Page, TableWrap } from '../components/page';
+import { Page } from '../components/page';
 import { Empty, QueryView } from '../components/states';
 import { Switch } from '../components/switch';
+import { QueryTable } from '../components/table';
 import { Time } from '../components/time';
-import { useAction } from '../hooks/use-action';
+import { useAction, useInvalidate } from '../hooks/use-action';
 import { useQuery } from '../hooks/use-query';
 import { Link, setQuery, useLocation } from '../router';
 import { useSession } from '../session';
@@ -21,7 +23,7 @@ const WORKFLOW_FILE = /^[A-Za-z0-9._-]+\.ya?ml$/;
 export function WorkflowsView() {
   const me = useSession();
   const { query } = useLocation();
-  const providers = useQuery('provider-repositories', async () =>
+  const providers = useQuery(['repositories', 'providers'], async () =>
     (await loadAllRepositories(me.accounts)).filter((r) => r.provider.enabled),
   );
   const chosen = query.get('repo') ?? providers.data?.[0]?.fullName;
@@ -62,7 +64,7 @@ export function WorkflowsView() {
 
 function RepositoryWorkflows({ fullName }: { fullName: string }) {
   const path = splitName(fullName);
-  const workflows = useQuery(`workflows:${fullName}`, () =>
+  const workflows = useQuery(['workflows', fullName], () =>
     allPages(async (cursor) => {
       const page = await ok(
         api.GET('/api/v1/repositories/{owner}/{repo}/workflows', {
@@ -72,82 +74,72 @@ function RepositoryWorkflows({ fullName }: { fullName: string }) {
       return { items: page.workflows, nextCursor: page.nextCursor };
     }),
   );
-  const whitelist = (file: string, whitelisted: boolean) =>
-    ok(
+  const invalidate = useInvalidate();
+  const whitelist = async (file: string, whitelisted: boolean) => {
+    await ok(
       api.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
         params: { path: { ...path, file } },
         body: { whitelisted },
       }),
     );
+    await invalidate(...STALE_AFTER.whitelist);
+  };
   return (
     <>
-      <QueryView query={workflows} what="workflows">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty title={`No workflow of ${fullName} seen yet.`}>
-              Workflows appear after their first run; whitelist one ahead of it below.
-            </Empty>
-          ) : (
-            <TableWrap label="Workflows">
-              <table aria-label={`Workflows of ${fullName}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Workflow</th>
-                    <th scope="col">Last run seen</th>
-                    <th scope="col">Blocked runs</th>
-                    <th scope="col">Whitelist</th>
-                    <th scope="col">Service</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((workflow) => (
-                    <tr key={workflow.path}>
-                      <th scope="row">
-                        {workflow.name ?? workflow.file}
-                        <div className="muted small">{workflow.path}</div>
-                      </th>
-                      <td>
-                        <Time iso={workflow.lastSeenAt} />
-                      </td>
-                      <td className="number">{workflow.blockedCount}</td>
-                      <td>
-                        <Switch
-                          id={`whitelist-${workflow.file}`}
-                          label={`Whitelist ${workflow.file}`}
-                          checked={workflow.whitelisted}
-                          stateText={(on) => (on ? 'Whitelisted' : 'Blocked')}
-                          onChange={async (next) => {
-                            await whitelist(workflow.file, next);
-                            workflows.reload();
-                          }}
-                        />
-                      </td>
-                      <td>
-                        {workflow.whitelisted ? (
-                          <Link
-                            className="button"
-                            to={`/provider/services/new?repository=${encodeURIComponent(fullName)}&workflow=${encodeURIComponent(workflow.file)}`}
-                          >
-                            Create service<span className="sr-only"> from {workflow.file}</span>
-                          </Link>
-                        ) : (
-                          <span className="muted">whitelist first</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )
+      <QueryTable
+        query={workflows}
+        what="workflows"
+        rows={(list) => list}
+        rowKey={(workflow) => workflow.path}
+        label={`Workflows of ${fullName}`}
+        region="Workflows"
+        empty={
+          <Empty title={`No workflow of ${fullName} seen yet.`}>
+            Workflows appear after their first run; whitelist one ahead of it below.
+          </Empty>
         }
-      </QueryView>
-      <DeclareWorkflow
-        onSave={async (file) => {
-          await whitelist(file, true);
-          workflows.reload();
-        }}
+        columns={[
+          {
+            header: 'Workflow',
+            rowHeader: true,
+            cell: (workflow) => (
+              <>
+                {workflow.name ?? workflow.file}
+                <div className="muted small">{workflow.path}</div>
+              </>
+            ),
+          },
+          { header: 'Last run seen', cell: (workflow) => <Time iso={workflow.lastSeenAt} /> },
+          { header: 'Blocked runs', className: 'number', cell: (workflow) => workflow.blockedCount },
+          {
+            header: 'Whitelist',
+            cell: (workflow) => (
+              <Switch
+                id={`whitelist-${workflow.file}`}
+                label={`Whitelist ${workflow.file}`}
+                checked={workflow.whitelisted}
+                stateText={(on) => (on ? 'Whitelisted' : 'Blocked')}
+                onChange={(next) => whitelist(workflow.file, next)}
+              />
+            ),
+          },
+          {
+            header: 'Service',
+            cell: (workflow) =>
+              workflow.whitelisted ? (
+                <Link
+                  className="button"
+                  to={`/provider/services/new?repository=${encodeURIComponent(fullName)}&workflow=${encodeURIComponent(workflow.file)}`}
+                >
+                  Create service<span className="sr-only"> from {workflow.file}</span>
+                </Link>
+              ) : (
+                <span className="muted">whitelist first</span>
+              ),
+          },
+        ]}
       />
+      <DeclareWorkflow onSave={(file) => whitelist(file, true)} />
     </>
   );
 }

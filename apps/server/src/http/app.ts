@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -58,6 +59,8 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installProblemHandlers(app);
+  // Parses `Cookie` before any hook reads the session; `reply.setCookie` writes each Set-Cookie.
+  await app.register(cookie);
   warnOfUntrustedProxy(app, { trustProxy: context.http.trustProxy, logger: context.logger });
   refuseWhileClosing(app);
   addSecurityHeaders(app, { https: context.baseUrl.startsWith('https://') });
@@ -141,7 +144,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
     registerAppSettingsRoute(api, context);
   });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  const consolePage = registerConsoleRoutes(app, {
+  const consolePage = await registerConsoleRoutes(app, {
     githubWebUrl: context.githubWebUrl,
     ...(context.consoleDir ? { consoleDir: context.consoleDir } : {}),
   });

@@ -59,7 +59,7 @@ export function authenticateCallers(
   const sessionCookie = cookieNames(deps.secureCookies).session;
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    const session = header === undefined ? readCookie(request.headers.cookie, sessionCookie) : undefined;
+    const session = header === undefined ? readCookie(request, sessionCookie) : undefined;
     let user: UserRow | undefined;
     let callerKey: string;
     let tokenId: string | null = null;

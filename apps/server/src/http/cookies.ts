@@ -1,15 +1,13 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 /**
- * Just enough of RFC 6265 for Zekt's two cookies: reading the `Cookie` header and writing
- * `Set-Cookie` with the attributes a session cookie must have.
+ * Zekt's cookies: the console session, the login's `state` and the setup session. @fastify/cookie
+ * (registered in app.ts) parses the `Cookie` header of every request; `Set-Cookie` is written here,
+ * in the attribute order Zekt has always sent (`Path`, `Max-Age`, `HttpOnly`, `SameSite`, `Secure`),
+ * which the plugin's serializer would change.
  */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const index = part.indexOf('=');
-    if (index === -1) continue;
-    if (part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
-  }
-  return undefined;
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  return request.cookies[name];
 }
 
 export interface CookieOptions {
@@ -29,4 +27,14 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
     'SameSite=Lax',
     ...(options.secure ? ['Secure'] : []),
   ].join('; ');
+}
+
+/** Adds a cookie to the answer: Fastify appends each `Set-Cookie`, so several stand side by side. */
+export function setCookie(
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  options: CookieOptions,
+): FastifyReply {
+  return reply.header('set-cookie', serializeCookie(name, value, options));
 }

@@ -14,7 +14,7 @@ import { createSession, deleteSession } from '../../store/sessions.js';
 import { refreshGitHubMemberships, upsertUser } from '../../store/users.js';
 import type { App, AppContext } from '../app-context.js';
 import { refuseCrossSite } from '../authenticate.js';
-import { readCookie, serializeCookie } from '../cookies.js';
+import { readCookie, setCookie } from '../cookies.js';
 import { HttpError } from '../problem.js';
 
 /**
@@ -67,11 +67,7 @@ export function registerAuthRoutes(
       const state = generateOAuthState();
       const returnTo = returnPath(request.query.returnTo);
       const value = `${state}.${Buffer.from(returnTo, 'utf8').toString('base64url')}`;
-      return reply
-        .header(
-          'set-cookie',
-          serializeCookie(names.state, value, { maxAge: OAUTH_STATE_LIFETIME_MS / 1000, secure }),
-        )
+      return setCookie(reply, names.state, value, { maxAge: OAUTH_STATE_LIFETIME_MS / 1000, secure })
         .header('cache-control', 'no-store')
         .redirect(oauth.authorizeUrl({ state, redirectUri }), 302);
     },
@@ -94,13 +90,13 @@ export function registerAuthRoutes(
     async (request, reply) => {
       const oauth = await requireOAuth();
       // The state cookie is single-use, whatever happens next.
-      reply.header('set-cookie', serializeCookie(names.state, '', { maxAge: 0, secure }));
+      setCookie(reply, names.state, '', { maxAge: 0, secure });
       reply.header('cache-control', 'no-store');
       const { code, state, error, error_description: description } = request.query;
       if (error !== undefined) {
         throw new HttpError('oauth_denied', `GitHub did not log you in: ${description ?? error}`);
       }
-      const held = readCookie(request.headers.cookie, names.state);
+      const held = readCookie(request, names.state);
       const [heldState, heldReturn] = (held ?? '').split('.');
       if (!heldState || state === undefined || !sameSecret(heldState, state)) {
         throw new HttpError(
@@ -146,15 +142,11 @@ export function registerAuthRoutes(
       request.log.info({ login: user.login, accounts: accountIds.length }, 'console login');
       // Normalised when the login started; checked again because a cookie is the browser's to send.
       const returnTo = returnPath(Buffer.from(heldReturn ?? '', 'base64url').toString('utf8'));
-      return (
-        reply
-          // Fastify appends Set-Cookie headers: this one joins the state cookie's removal above.
-          .header(
-            'set-cookie',
-            serializeCookie(names.session, session, { maxAge: SESSION_LIFETIME_MS / 1000, secure }),
-          )
-          .redirect(returnTo, 302)
-      );
+      // Its own Set-Cookie, beside the state cookie's removal above.
+      return setCookie(reply, names.session, session, {
+        maxAge: SESSION_LIFETIME_MS / 1000,
+        secure,
+      }).redirect(returnTo, 302);
     },
   );
 
@@ -162,16 +154,13 @@ export function registerAuthRoutes(
     '/auth/logout',
     { schema: { summary: 'End the console session', tags: ['console'] } },
     async (request, reply) => {
-      const session = readCookie(request.headers.cookie, names.session);
+      const session = readCookie(request, names.session);
       // Ending a session is a change made with the cookie: another site must not be able to do it.
       if (session !== undefined) refuseCrossSite(request, origin);
       if (session !== undefined && looksLikeSessionValue(session)) {
         await deleteSession(context.store.db, hashSessionValue(session));
       }
-      return reply
-        .header('set-cookie', serializeCookie(names.session, '', { maxAge: 0, secure }))
-        .code(204)
-        .send();
+      return setCookie(reply, names.session, '', { maxAge: 0, secure }).code(204).send();
     },
   );
 }

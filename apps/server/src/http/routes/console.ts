@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app-context.js';
 import { HttpError } from '../problem.js';
@@ -18,86 +18,72 @@ export const DEFAULT_CONSOLE_DIR =
     ? PACKAGED_CONSOLE_DIR
     : REPOSITORY_CONSOLE_DIR;
 
-const TYPES: Record<string, string> = {
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.woff2': 'font/woff2',
-};
-
 /** Paths that are never console pages: an unknown one there is an API 404, not the page. */
 const NOT_PAGES = /^\/(api|auth|webhooks|console)(\/|$)|^\/(healthz|readyz)$/;
 
-interface Asset {
-  type: string;
-  body: Buffer;
-  gzipped: Buffer | null;
-}
-
-/** Reads the built console once: its page, and the files Vite wrote under console/ (hashed names). */
-function loadConsole(dir: string): { page: Buffer; assets: Map<string, Asset> } | null {
-  if (!existsSync(join(dir, 'index.html'))) return null;
-  const assets = new Map<string, Asset>();
-  const assetDir = join(dir, 'console');
-  for (const name of existsSync(assetDir) ? readdirSync(assetDir) : []) {
-    const type = TYPES[extname(name)];
-    if (!type) continue;
-    const body = readFileSync(join(assetDir, name));
-    // Compressed once here, not per request; images and fonts are compressed already.
-    const gzipped = type.startsWith('text/') ? gzipSync(body) : null;
-    assets.set(name, { type, body, gzipped });
-  }
-  return { page: readFileSync(join(dir, 'index.html')), assets };
-}
+/** A year: Vite names the console's files by their content, so a file never changes under its name. */
+const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 
 /**
  * Serves the console: its page for `/` and every other GET a browser navigates to (the console
- * routes by path, so deep links survive a reload), and its files under /console/. Vite names the
- * files by their content, so they are cached for good; the page is revalidated on every visit.
+ * routes by path, so deep links survive a reload), and its files under /console/ (@fastify/static,
+ * which sends the `.br` or `.gz` twin the console build wrote when the browser accepts it). Vite
+ * names the files by their content, so they are cached for good; the page is revalidated on every
+ * visit.
  *
  * The headers make the page hard to misuse: scripts and styles only from Zekt itself (CSP, nothing
  * inline), never framed, no MIME sniffing, no referrer to other sites.
  */
-export function registerConsoleRoutes(
+export async function registerConsoleRoutes(
   app: App,
   options: { consoleDir?: string; githubWebUrl: string },
-): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
-  const built = loadConsole(options.consoleDir ?? DEFAULT_CONSOLE_DIR);
-  const secure = (reply: FastifyReply) =>
-    reply
-      .header(
-        'content-security-policy',
-        `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self' ${options.githubWebUrl}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
-      )
-      .header('x-content-type-options', 'nosniff')
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'same-origin');
+): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>> {
+  const dir = options.consoleDir ?? DEFAULT_CONSOLE_DIR;
+  // Read once: the page is small and every navigation asks for it.
+  const builtPage = existsSync(join(dir, 'index.html')) ? readFileSync(join(dir, 'index.html')) : null;
+  const securityHeaders: Array<[name: string, value: string]> = [
+    [
+      'content-security-policy',
+      `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self' ${options.githubWebUrl}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`,
+    ],
+    ['x-content-type-options', 'nosniff'],
+    ['x-frame-options', 'DENY'],
+    ['referrer-policy', 'same-origin'],
+  ];
+  const secure = (reply: FastifyReply) => {
+    for (const [name, value] of securityHeaders) reply.header(name, value);
+    return reply;
+  };
   const notBuilt = () =>
     new HttpError('console_not_built', 'the console is not built: run `npm run build` (npm start does)');
 
   const page = async (_request: FastifyRequest, reply: FastifyReply) => {
-    if (!built) throw notBuilt();
-    return secure(reply)
-      .header('cache-control', 'no-cache')
-      .type('text/html; charset=utf-8')
-      .send(built.page);
+    if (!builtPage) throw notBuilt();
+    return secure(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(builtPage);
   };
 
   app.get('/', { schema: { hide: true } }, page);
-  app.get('/console/:asset', { schema: { hide: true } }, async (request, reply) => {
-    const { asset } = request.params as { asset: string };
-    if (!built) throw notBuilt();
-    const file = built.assets.get(asset);
-    if (!file) throw new HttpError('route_not_found', `no console file ${asset}`);
-    secure(reply)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('vary', 'accept-encoding');
-    if (file.gzipped && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
-      return reply.header('content-encoding', 'gzip').type(file.type).send(file.gzipped);
-    }
-    return reply.type(file.type).send(file.body);
-  });
+  if (builtPage) {
+    await app.register(fastifyStatic, {
+      root: join(dir, 'console'),
+      prefix: '/console/',
+      preCompressed: true,
+      index: false,
+      redirect: false,
+      decorateReply: false,
+      maxAge: ASSET_MAX_AGE_MS,
+      immutable: true,
+      // Only answers that are files: a 404 stays an uncached problem.
+      setHeaders: (response) => {
+        for (const [name, value] of securityHeaders) response.setHeader(name, value);
+        response.setHeader('vary', 'accept-encoding');
+      },
+    });
+  } else {
+    app.get('/console/*', { schema: { hide: true } }, async () => {
+      throw notBuilt();
+    });
+  }
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const wantsPage = (request.headers.accept ?? '').includes('text/html');

@@ -11,7 +11,7 @@ import {
 } from '../api-schemas.js';
 import type { App, AppContext } from '../app-context.js';
 import { checkSameOrigin } from '../authenticate.js';
-import { readCookie, serializeCookie } from '../cookies.js';
+import { readCookie, setCookie } from '../cookies.js';
 import { HttpError } from '../problem.js';
 import type { ProblemCode } from '../problem-codes.js';
 
@@ -38,7 +38,7 @@ export function registerSetupRoutes(
   const secure = context.baseUrl.startsWith('https://');
   const cookie = setupCookieName(secure);
   const origin = new URL(context.baseUrl).origin;
-  const sessionOf = (request: FastifyRequest) => readCookie(request.headers.cookie, cookie);
+  const sessionOf = (request: FastifyRequest) => readCookie(request, cookie);
   const wantsPage = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
   const refuse = (
     request: FastifyRequest,
@@ -72,12 +72,10 @@ export function registerSetupRoutes(
         }
         return refuse(request, reply, opened.code, opened.detail);
       }
-      return reply
-        .header(
-          'set-cookie',
-          serializeCookie(cookie, opened.sessionValue, { maxAge: SETUP_SESSION_LIFETIME_MS / 1000, secure }),
-        )
-        .redirect('/setup', 303);
+      return setCookie(reply, cookie, opened.sessionValue, {
+        maxAge: SETUP_SESSION_LIFETIME_MS / 1000,
+        secure,
+      }).redirect('/setup', 303);
     },
   );
 
