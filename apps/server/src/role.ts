@@ -1,4 +1,4 @@
-/** Which parts a process runs (SPEC 2): the HTTP API, the background workers, or both. */
+/** Which parts a process runs: the HTTP API, the background workers, or both. */
 export type Role = 'api' | 'worker' | 'all';
 
 /** One part of the service. */

@@ -78,7 +78,7 @@ export interface Zekt {
   readonly reconciler: Reconciler;
   /** Flags durable deliveries whose consumer workflow never started. */
   readonly notStarted: NotStartedMonitor;
-  /** Reads the consumer runs of workflow_dispatch deliveries Zekt follows itself (SPEC 4.1). */
+  /** Reads the consumer runs of workflow_dispatch deliveries Zekt follows itself. */
   readonly runFollower: RunFollower;
   /** This instance's Prometheus registry (`/metrics`). */
   readonly metrics: PrometheusMetrics;

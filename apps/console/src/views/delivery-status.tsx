@@ -258,7 +258,7 @@ function Filters({
   );
 }
 
-/** Whether a delivery is flagged not started and has not moved on since (SPEC 5). */
+/** Whether a delivery is flagged not started and has not moved on since. */
 export function isNotStarted(delivery: Delivery): boolean {
   return delivery.notStartedAt !== null && delivery.deliveryStatus === 'Dispatched';
 }

@@ -11,7 +11,7 @@ import { useQuery } from '../hooks/use-query';
 type Account = Usage['usage'][number];
 type Counter = keyof Account['counters'];
 
-/** Usage: this month's counters per account (what is charged to whom, SPEC 8) and a chart per day. */
+/** Usage: this month's counters per account (what is charged to whom) and a chart per day. */
 export function UsageView() {
   const usage = useQuery(['usage'], () => ok(api.GET('/api/v1/usage')));
   return (

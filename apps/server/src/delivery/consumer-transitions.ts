@@ -10,8 +10,8 @@ import { recordReportSpan } from '../tracing/spans.js';
 import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
- * Confirm and complete, wherever they come from: the consumer's API call (SPEC 6.2), the
- * completion-tracking webhook (SPEC 6.3) or Zekt's own reads of a run it follows (SPEC 4.1). All go
+ * Confirm and complete, wherever they come from: the consumer's API call, the
+ * completion-tracking webhook or Zekt's own reads of a run it follows. All go
  * through here, so the same run reported several ways makes one transition.
  */
 export type ConsumerReport =

@@ -27,7 +27,7 @@ import { attemptTraceparent, recordAttemptSpan } from '../tracing/spans.js';
 import type { Tracer } from '../tracing/tracer.js';
 
 /**
- * One dispatch attempt of a leased delivery (SPEC 4): take the installation's pacing slot (a later
+ * One dispatch attempt of a leased delivery: take the installation's pacing slot (a later
  * one puts the delivery back, due then), prepare the call from the delivery and the context read
  * with its lease (domain/dispatch-target.ts refuses a target that may no longer be sent to), call
  * GitHub, record the attempt and the delivery's new state. It holds no state of its own: the pool
@@ -45,7 +45,7 @@ export interface AttemptOptions {
   workerId: string;
   requestTimeoutMs: number;
   retryScheduleMs?: readonly number[];
-  /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
+  /** Dispatches per minute per consumer installation; 0 turns pacing off. */
   installationDispatchRate?: number;
   /** Delays before each read of a followed consumer run (domain/run-following.ts). */
   runFollowScheduleMs?: readonly number[];

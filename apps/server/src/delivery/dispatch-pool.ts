@@ -6,7 +6,7 @@ import type { HandedDelivery } from './handoff.js';
 /**
  * The dispatcher's pool: attempts run side by side and the pool is refilled as each one ends, so a
  * slow call holds back only its own slot. A per-installation cap keeps one slow or throttled
- * installation from filling the pool; pacing (SPEC 4) still spaces each installation's calls.
+ * installation from filling the pool; pacing still spaces each installation's calls.
  *
  * Slots are taken three ways: by a claim (`startClaimed`), by a handoff at creation (`take` in the
  * creating transaction, then `startReserved` or `release`), and by the run follower's reads

@@ -14,8 +14,8 @@ import { createDispatchPool } from './dispatch-pool.js';
 import type { DeliveryHandoff } from './handoff.js';
 
 /**
- * The dispatcher (SPEC 4): claim due deliveries with a lease → call `repository_dispatch` (or, for
- * a subscription delivering by `workflow_dispatch`, the workflow's dispatch, SPEC 4.1) → record the
+ * The dispatcher: claim due deliveries with a lease → call `repository_dispatch` (or, for
+ * a subscription delivering by `workflow_dispatch`, the workflow's dispatch) → record the
  * attempt and the new state. Non-durable deliveries get exactly one attempt; durable ones are
  * retried on the schedule until GitHub accepts them or the schedule runs out. A `workflow_dispatch`
  * GitHub answers with its run is recorded with that run, and — durable, without completion
@@ -44,7 +44,7 @@ export interface DispatcherOptions {
   onCapacity?: () => void;
   requestTimeoutMs?: number;
   retryScheduleMs?: readonly number[];
-  /** Dispatches per minute per consumer installation; 0 turns pacing off (SPEC 4). */
+  /** Dispatches per minute per consumer installation; 0 turns pacing off. */
   installationDispatchRate?: number;
   /** Delays before each read of a followed consumer run (domain/run-following.ts). */
   runFollowScheduleMs?: readonly number[];

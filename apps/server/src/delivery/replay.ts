@@ -15,7 +15,7 @@ import { recordReplayedDeliverySpan, startReplaySpan } from '../tracing/spans.js
 import { noTracer, type Tracer } from '../tracing/tracer.js';
 
 /**
- * Replay (SPEC 7; the seed's section 3): a new delivery of the archived payload, non-destructive.
+ * Replay (the seed's section 3): a new delivery of the archived payload, non-destructive.
  * The new record has its own id, its own `retryNumber` from 0 (a replay is not a retry) and
  * `replayOf`; the original keeps its state and gains `replayedBy`. The dispatcher sends it with `isReplay: true`.
  *

@@ -21,7 +21,7 @@ import type { Store } from '../store/store.js';
 import { applyConsumerReportIn, type ConsumerReport } from './consumer-transitions.js';
 
 /**
- * The run follower (SPEC 4.1; the rules are domain/run-following.ts's): for durable
+ * The run follower (the rules are domain/run-following.ts's): for durable
  * `workflow_dispatch` deliveries without completion tracking, reads the consumer run GitHub named
  * at dispatch (`GET …/actions/runs/{run_id}`) until it ends, and records Confirmed when it leaves
  * the queue and Completed or Failed from its conclusion, as the consumer's own reports would

@@ -119,7 +119,7 @@ export function subscriptionView(
 }
 
 /**
- * A delivery record as SPEC 5 lists its fields (camelCase, ISO times). `attempts` is included when
+ * A delivery record as docs/api.md lists its fields (camelCase, ISO times). `attempts` is included when
  * the caller loaded them (single-record views); lists leave it out.
  */
 export function deliveryRecordView(

@@ -3,7 +3,7 @@ import type { DeliveryStatus } from '../domain/delivery-state.js';
 import type { Database, DeliveryRow } from './schema.js';
 
 /**
- * Delivery records as the API shows them (SPEC 5): the delivery row with the names of both sides and
+ * Delivery records as the API shows them: the delivery row with the names of both sides and
  * the workflow of the run, in one query.
  */
 export interface DeliveryRecordRow extends DeliveryRow {

@@ -21,7 +21,7 @@ export interface NewMessage {
 
 /**
  * Stores the message of a run key. A second message for the same run key replaces the first
- * while it is still pending (SPEC 3.2); the caller checks that the run was not routed yet.
+ * while it is still pending; the caller checks that the run was not routed yet.
  */
 export async function upsertMessage(
   db: Kysely<Database>,

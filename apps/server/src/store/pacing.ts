@@ -3,7 +3,7 @@ import type { SqlDialect } from './engine/dialect.js';
 import type { Database } from './schema.js';
 
 /**
- * Per-installation pacing (SPEC 4): each consumer account's installation gets dispatch slots
+ * Per-installation pacing: each consumer account's installation gets dispatch slots
  * `intervalMs` apart. Reserving a slot is one atomic upsert, so workers in several processes share
  * one schedule through the store. Returns the start of the reserved slot: now, or later when the
  * installation's earlier slots are taken.

@@ -156,7 +156,7 @@ export async function nextRunFollowAt(db: Kysely<Database>): Promise<number | nu
 /**
  * Completion tracking was switched off for a repository: the runs GitHub named for its durable
  * deliveries still under way would no longer be reported by anyone, so Zekt follows them from now
- * on (SPEC 4.1: without COMPLETION, Zekt reads the run). Returns how many it took on.
+ * on (without COMPLETION, Zekt reads the run). Returns how many it took on.
  */
 export async function followRunsOfRepository(
   db: Kysely<Database>,

@@ -5,7 +5,7 @@ import type { AccountRow, Database, MembershipSource, UserRow } from './schema.j
 /** People, the accounts they may act for, and their API tokens. */
 
 /**
- * The user a GitHub login or installation names. A user is their numeric GitHub id (SPEC 9): the
+ * The user a GitHub login or installation names. A user is their numeric GitHub id: the
  * id is the only key, and the login is a display name, updated to what GitHub says now. GitHub
  * frees a login when its holder renames and may give it to someone else, so a row is never found
  * or re-bound by login when the id is known: the newcomer gets a row of their own, and the row

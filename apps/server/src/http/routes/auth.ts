@@ -18,7 +18,7 @@ import { readCookie, setCookie } from '../cookies.js';
 import { HttpError } from '../problem.js';
 
 /**
- * The console's login: GitHub's OAuth web flow for the App's user tokens (SPEC 9).
+ * The console's login: GitHub's OAuth web flow for the App's user tokens.
  *
  *   GET /auth/login      → 302 to GitHub's authorize page, with a `state` held in a cookie
  *   GET /auth/callback   ← GitHub sends the browser back with `code` and `state`

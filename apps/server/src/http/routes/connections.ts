@@ -54,7 +54,7 @@ function acceptedStatus(platformResponse: string | null): number | null {
 }
 const MAX_HISTORY_DAYS = 90;
 
-/** My Connections (SPEC 9) and connection diagnostics (SPEC 7). A connection is a subscription. */
+/** My Connections and connection diagnostics. A connection is a subscription. */
 export function registerConnectionRoutes(
   api: App,
   context: Pick<AppContext, 'store' | 'clock' | 'notStartedAfterMs'>,

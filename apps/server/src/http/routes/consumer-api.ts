@@ -13,7 +13,7 @@ import { HttpError } from '../problem.js';
 import { deliveryRecordView } from '../views.js';
 
 /**
- * The consumer side (SPEC 6): confirm, complete, and the payload fetch for `payloadRef`. A caller
+ * The consumer side: confirm, complete, and the payload fetch for `payloadRef`. A caller
  * proves who it is with its workflow's OIDC token (its `repository` must be the delivery's consumer
  * repository) or with the delivery's own token from `client_payload.zekt.token`. A valid token of
  * another repository gets 404, exactly like an unknown correlation id: nothing is revealed.

@@ -34,7 +34,7 @@ function parseTime(name: string, value: string | undefined): number | undefined 
   return ms;
 }
 
-/** Delivery Status (SPEC 9) and replay (SPEC 7). */
+/** Delivery Status and replay. */
 export function registerDeliveryRoutes(
   api: App,
   context: Pick<AppContext, 'store' | 'clock' | 'wakeDispatcher' | 'tracer'>,

@@ -9,7 +9,7 @@ import { HttpError } from '../problem.js';
 
 const security = MANAGEMENT_SECURITY;
 
-/** Usage counters (SPEC 8) and the provider's blocked-events card. */
+/** Usage counters and the provider's blocked-events card. */
 export function registerUsageRoutes(api: App, context: Pick<AppContext, 'store' | 'clock'>): void {
   function monthOf(month: string | undefined): string {
     const chosen = month ?? usageMonth(context.clock.now());

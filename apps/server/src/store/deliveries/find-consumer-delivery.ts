@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, DeliveryRow } from '../schema.js';
 
 /**
- * The delivery a consumer's confirm/complete call is about (SPEC 6.2): the given delivery, or else
+ * The delivery a consumer's confirm/complete call is about: the given delivery, or else
  * the newest non-final delivery of the correlation id to that repository, or else its newest final
  * one (so the caller learns it is final).
  */

@@ -22,7 +22,7 @@ export interface DeliveryIdentity {
   schemaVersion?: number | null;
 }
 
-/** A new delivery: Dispatched, due now, never attempted (SPEC 5: DispatchedAt is set at creation). */
+/** A new delivery: Dispatched, due now, never attempted (DispatchedAt is set at creation). */
 export function newDeliveryRow(identity: DeliveryIdentity, now: number): NewDelivery {
   return {
     delivery_id: identity.deliveryId,

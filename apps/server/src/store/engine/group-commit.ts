@@ -12,7 +12,7 @@ import { type DirectRun, runDirectlyOn } from './direct-run.js';
  *   its caller gets the error, the others carry on;
  * - each sees the units before it as committed, exactly as if they had run one after another;
  * - every caller learns its result only once the COMMIT that contains its writes is on disk, so
- *   nothing is acknowledged before it is durable (SPEC 3.1). If the COMMIT or the flush fails,
+ *   nothing is acknowledged before it is durable. If the COMMIT or the flush fails,
  *   every unit of the group fails with it.
  *
  * The flush itself leaves the event loop: the group commits with `synchronous = NORMAL` (the WAL

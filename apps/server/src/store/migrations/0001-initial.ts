@@ -311,7 +311,7 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
     .addUniqueConstraint('delivery_attempts_number', ['delivery_id', 'number'])
     .execute();
 
-  // Per-installation pacing (SPEC 4): the next free dispatch slot of each consumer account.
+  // Per-installation pacing: the next free dispatch slot of each consumer account.
   await db.schema
     .createTable('pacing_slots')
     .addColumn('account_id', bigint, (c) => c.primaryKey())

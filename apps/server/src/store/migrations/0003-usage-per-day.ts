@@ -3,7 +3,7 @@ import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Usage counters per day instead of per month, so the console can chart them; a month is the sum of
- * its days. Counter names become camelCase, as the API answers them (SPEC 9). Counts from before
+ * its days. Counter names become camelCase, as the API answers them. Counts from before
  * this migration were kept per month only: they are carried over on the first day of their month.
  */
 const RENAMED: Record<string, string> = {

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { MigrationContext } from '../engine/dialect.js';
 
 /**
- * Delivery by `workflow_dispatch` (SPEC 4.1; domain/delivery-mode.ts, domain/run-following.ts).
+ * Delivery by `workflow_dispatch` (domain/delivery-mode.ts, domain/run-following.ts).
  *
  * A subscription says how it delivers: `delivery_mode` (`repository_dispatch` for every existing
  * one), and for `workflow_dispatch` the workflow file and the ref (null: the default branch).
