@@ -67,6 +67,18 @@ function anotherKey(): string {
     .toString();
 }
 
+/** Waits (20 s at most) until `url` answers 2xx: the server is up (or ready). */
+function answersOk(url: string): Promise<true> {
+  return eventually(
+    () =>
+      fetch(url).then(
+        (r) => (r.ok ? true : undefined),
+        () => undefined,
+      ),
+    20_000,
+  );
+}
+
 /** Runs `zekt serve` until it exits (within 20 s); its exit code and what it wrote. */
 async function serveUntilExit(env: Record<string, string>, args: string[] = []) {
   return collect(startServer(env, args));
@@ -134,14 +146,7 @@ describe('zekt serve checks the App credentials against GitHub at start', () => 
       serverEnvironment(port, { GITHUB_PRIVATE_KEY: anotherKey() }),
     );
     child.stdout?.resume();
-    await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      20_000,
-    );
+    await answersOk(`http://127.0.0.1:${port}/healthz`);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(503);
     expect(ready.headers.get('content-type')).toContain('application/problem+json');
@@ -160,14 +165,7 @@ describe('zekt serve checks the App credentials against GitHub at start', () => 
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
-    await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/readyz`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      20_000,
-    );
+    await answersOk(`http://127.0.0.1:${port}/readyz`);
     expect(stdout).toContain('the App credentials are not verified yet: cannot reach GitHub');
   });
 });
