@@ -171,34 +171,37 @@ describe('zekt serve checks the App credentials against GitHub at start', () => 
 });
 
 describe('zekt serve names the port that is in use', () => {
-  it('PORT: one line, exit 2, with 0 for a free port', async () => {
+  /**
+   * Holds a free port while `serve` starts zekt serve with `setting` on it: exit 2, and one line
+   * naming the setting, the port, and 0 as the way out.
+   */
+  async function refusedForPortInUse(
+    setting: string,
+    serve: (port: number) => Promise<{ code: number | null; stderr: string }>,
+  ) {
     const port = await freePort();
     const holder = await holdPort(port);
     try {
-      const result = await serveUntilExit(serverEnvironment(port));
+      const result = await serve(port);
       expect(result.code).toBe(2);
       const line = oneLine(result.stderr);
-      expect(line).toContain(`PORT ${port} is in use on 127.0.0.1`);
-      expect(line).toContain('PORT=0 picks any free one');
+      expect(line).toContain(`${setting} ${port} is in use on 127.0.0.1`);
+      expect(line).toContain(`${setting}=0 picks any free one`);
     } finally {
       holder.close();
     }
+  }
+
+  it('PORT: one line, exit 2, with 0 for a free port', async () => {
+    await refusedForPortInUse('PORT', (port) => serveUntilExit(serverEnvironment(port)));
   });
 
   it('ZEKT_METRICS_PORT of a second worker on the host: one line, exit 2', async () => {
-    const metricsPort = await freePort();
-    const holder = await holdPort(metricsPort);
-    try {
-      const result = await serveUntilExit(
-        serverEnvironment(await freePort(), { ZEKT_METRICS_PORT: String(metricsPort) }),
-        ['--role', 'worker'],
-      );
-      expect(result.code).toBe(2);
-      const line = oneLine(result.stderr);
-      expect(line).toContain(`ZEKT_METRICS_PORT ${metricsPort} is in use on 127.0.0.1`);
-      expect(line).toContain('ZEKT_METRICS_PORT=0 picks any free one');
-    } finally {
-      holder.close();
-    }
+    await refusedForPortInUse('ZEKT_METRICS_PORT', async (metricsPort) =>
+      serveUntilExit(serverEnvironment(await freePort(), { ZEKT_METRICS_PORT: String(metricsPort) }), [
+        '--role',
+        'worker',
+      ]),
+    );
   });
 });
