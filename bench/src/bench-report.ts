@@ -1,6 +1,7 @@
+import type { BenchSchemaMode } from '@zekt/server/dist/cli/bench-workspace.js';
 import type { LatencySummary } from './latency-summary.js';
 
-export type BenchSchemaMode = 'none' | 'off' | 'warn' | 'enforce';
+export type { BenchSchemaMode };
 
 /**
  * What a `zekt bench` run measured, and whether it met the targets. Pure: the run collects the

@@ -73,6 +73,23 @@ const ratio = (a: number | null | undefined, b: number | null | undefined): numb
   return exact === null ? null : Math.round(exact * 100) / 100;
 };
 
+/** Met when `rate / base` is at least `min`; not measured when either is missing (or `base` is 0). */
+function ratioVerdict(
+  name: string,
+  min: number,
+  rate: number | null | undefined,
+  word: string,
+  base: number | null | undefined,
+): Verdict {
+  const printed = ratio(rate, base);
+  return {
+    name,
+    limit: `≥ ${min}`,
+    actual: printed === null ? 'not measured' : `${printed} (${rate}/s ${word} ${base}/s)`,
+    met: printed !== null && (exactRatio(rate, base) ?? 0) >= min,
+  };
+}
+
 /** The durable Zekt target every ratio is about: SQLite, the default store. */
 export const DURABLE_KEY = 'zekt-durable-sqlite';
 /**
@@ -88,29 +105,22 @@ export function judgeCompare(measured: CompareMeasurements): CompareReport {
   const naive = byKey.get('naive');
   const durable = byKey.get(DURABLE_KEY);
   const verdicts: Verdict[] = [];
-  const ingest = ratio(durable?.ackPerSecond, ceiling?.ackPerSecond);
-  verdicts.push({
-    name: 'durable ingest / ceiling',
-    limit: `≥ ${t.ingestOfCeiling}`,
-    actual:
-      ingest === null
-        ? 'not measured'
-        : `${ingest} (${durable?.ackPerSecond}/s of ${ceiling?.ackPerSecond}/s)`,
-    met:
-      ingest !== null && (exactRatio(durable?.ackPerSecond, ceiling?.ackPerSecond) ?? 0) >= t.ingestOfCeiling,
-  });
-  const delivered = ratio(durable?.deliveredPerSecond, naive?.deliveredPerSecond);
-  verdicts.push({
-    name: 'durable delivered end to end / naive router',
-    limit: `≥ ${t.deliveredOfNaive}`,
-    actual:
-      delivered === null
-        ? 'not measured'
-        : `${delivered} (${durable?.deliveredPerSecond}/s vs ${naive?.deliveredPerSecond}/s)`,
-    met:
-      delivered !== null &&
-      (exactRatio(durable?.deliveredPerSecond, naive?.deliveredPerSecond) ?? 0) >= t.deliveredOfNaive,
-  });
+  verdicts.push(
+    ratioVerdict(
+      'durable ingest / ceiling',
+      t.ingestOfCeiling,
+      durable?.ackPerSecond,
+      'of',
+      ceiling?.ackPerSecond,
+    ),
+    ratioVerdict(
+      'durable delivered end to end / naive router',
+      t.deliveredOfNaive,
+      durable?.deliveredPerSecond,
+      'vs',
+      naive?.deliveredPerSecond,
+    ),
+  );
   const atRate = durable?.latency.find((point) => point.offeredRate === t.e2eP99AtRate.rate);
   verdicts.push({
     name: `durable e2e p99 at ${t.e2eP99AtRate.rate} events/s offered`,

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BenchOptions } from '@zekt/server/dist/cli/bench-workspace.js';
 import { apiClient, DEMO, seedDemo } from '@zekt/server/dist/cli/demo-seed.js';
 import { environmentForSimulator } from '@zekt/server/dist/cli/simulator-environment.js';
 import { loadStoreConfig } from '@zekt/server/dist/config.js';
@@ -8,34 +9,10 @@ import { freePort } from '@zekt/server/dist/free-port.js';
 import { openStore, type Store } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
 import { createGitHubSimulator } from 'zekt-github-sim';
-import {
-  type BenchMeasurements,
-  type BenchReport,
-  type BenchSchemaMode,
-  judgeBench,
-} from './bench-report.js';
+import { type BenchMeasurements, type BenchReport, judgeBench } from './bench-report.js';
 import { summarizeLatencies } from './latency-summary.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 import { ZEKT_CLI } from './zekt-cli.js';
-
-export interface BenchOptions {
-  events: number;
-  /** Provider runs started per second (open loop); 0: as fast as `concurrency` allows. */
-  rate: number;
-  /** Runs in flight at most. */
-  concurrency: number;
-  payloadBytes: number;
-  /** A throwaway PostgreSQL database; unset: a temporary SQLite file. */
-  databaseUrl?: string | undefined;
-  /** Give up waiting for deliveries after this long. */
-  timeoutMs: number;
-  /** `none`, or the demo service gets a schema every message matches, enforced as this (docs/performance.md). */
-  schema?: BenchSchemaMode;
-  /** Write a V8 CPU profile of the `zekt serve` process here (`node --cpu-prof`); unset: none. */
-  profileDir?: string | undefined;
-  /** Progress lines (stderr). */
-  progress?: (line: string) => void;
-}
 
 /**
  * The schema `--schema` gives the demo service: what the bench's messages are, so every one

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import type { CompareOptions as CliCompareOptions } from '@zekt/server/dist/cli/bench-workspace.js';
 import { loadStoreConfig } from '@zekt/server/dist/config.js';
 import { openStore } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
@@ -111,22 +112,10 @@ function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-export interface CompareOptions {
-  /** Webhooks of the closed-loop run of each target. */
-  events: number;
-  connections: number;
-  /** Offered rates of the open-loop runs (the latency chart). */
-  rates: number[];
-  databaseUrl?: string | undefined;
-  /** Delivery records of the query scenario (0: skip it). */
-  records: number;
-  /** Where the chart goes (null: not written). */
-  chartPath: string | null;
+/** The CLI's description of a comparison, with the parts to run named as this workspace knows them. */
+export interface CompareOptions extends Omit<CliCompareOptions, 'only'> {
   /** Run only these parts (COMPARE_PARTS; undefined: all of them). */
   only?: readonly ComparePart[] | undefined;
-  /** Write a V8 CPU profile of each Zekt target's `zekt serve` here (`node --cpu-prof`); unset: none. */
-  profileDir?: string | undefined;
-  progress: (line: string) => void;
 }
 
 const COMPARE_RATE = COMPARE_TARGETS.e2eP99AtRate.rate;

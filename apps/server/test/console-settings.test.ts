@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { goTo, seriousViolations } from '../src/test-support/console-page.js';
 import { useConsoleSuite } from '../src/test-support/console-suite.js';
 import type { Harness } from '../src/test-support/harness.js';
+import { SERVICE_CHECK_TITLES } from '../src/test-support/service-check-titles.js';
 
 /**
  * Settings in the console, in Chromium against the service and the simulator: a member sees the
@@ -22,16 +23,7 @@ describe('Settings', () => {
     await expect.poll(() => table.getByRole('row').count(), { timeout: 20_000 }).toBe(9);
     const row = (title: string) =>
       table.getByRole('row').filter({ has: alice.page.getByRole('rowheader', { name: title }) });
-    for (const title of [
-      'Configuration',
-      'Database',
-      'GitHub App credentials',
-      'Clock',
-      'Webhook deliveries',
-      'Installations',
-      'Actions OIDC issuer',
-      'Alert URL',
-    ]) {
+    for (const title of SERVICE_CHECK_TITLES) {
       expect(await row(title).getByRole('cell').first().textContent(), title).toBe('✔ Passed');
     }
     expect(await row('Installations').getByRole('cell').nth(1).textContent()).toBe('1 installation: acme');

@@ -10,6 +10,7 @@ import { setUpWorld } from '../src/test-support/demo-world.js';
 import { freePort, type Harness, startHarness } from '../src/test-support/harness.js';
 import { startHttpRecorder } from '../src/test-support/http-recorder.js';
 import { operatorEnvironment } from '../src/test-support/operator-environment.js';
+import { SERVICE_CHECK_TITLES } from '../src/test-support/service-check-titles.js';
 import { TEST_STORE } from '../src/test-support/test-database.js';
 
 /**
@@ -74,16 +75,7 @@ describe('zekt doctor on a working service', () => {
     const result = await doctor(h, {}, false);
     expect(result.code).toBe(0);
     const lines = result.text.trim().split('\n');
-    for (const title of [
-      'Configuration',
-      'Database',
-      'GitHub App credentials',
-      'Clock',
-      'Webhook deliveries',
-      'Installations',
-      'Actions OIDC issuer',
-      'Alert URL',
-    ]) {
+    for (const title of SERVICE_CHECK_TITLES) {
       expect(lines.find((line) => line.includes(title))).toMatch(/^✔ /);
     }
     expect(lines.at(-1)).toBe('no check failed');

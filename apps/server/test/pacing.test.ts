@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { publishAcmeDeploys, succeeding } from '../src/test-support/published-service.js';
 
 /**
  * Per-installation pacing: each consumer installation gets its own dispatch rate, so a
@@ -36,19 +37,8 @@ describe('per-installation pacing', () => {
       await h.tokenFor('bob'),
       await h.tokenFor('carol'),
     ];
-    const ok = async (method: string, path: string, token: string, body?: unknown) => {
-      const response = await h.call(method, path, { token, body });
-      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-      return response.body;
-    };
-    await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
-    await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', alice, { whitelisted: true });
-    const service = await ok('POST', '/api/v1/services', alice, {
-      repository: 'acme/api',
-      workflow: 'deploy.yml',
-      slug: 'deploys',
-      published: true,
-    });
+    const ok = succeeding((method, path, token, body) => h.call(method, path, { token, body }));
+    const service = await publishAcmeDeploys(ok, alice, 'deploys');
     const subscribers: Array<[string, string]> = [
       ...busy.map((r) => [bob, `globex/${r}`] as [string, string]),
       [carol, 'initech/tps'],

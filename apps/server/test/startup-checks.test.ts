@@ -67,6 +67,18 @@ function anotherKey(): string {
     .toString();
 }
 
+/** Waits (20 s at most) until `url` answers 2xx: the server is up (or ready). */
+function answersOk(url: string): Promise<true> {
+  return eventually(
+    () =>
+      fetch(url).then(
+        (r) => (r.ok ? true : undefined),
+        () => undefined,
+      ),
+    20_000,
+  );
+}
+
 /** Runs `zekt serve` until it exits (within 20 s); its exit code and what it wrote. */
 async function serveUntilExit(env: Record<string, string>, args: string[] = []) {
   return collect(startServer(env, args));
@@ -134,14 +146,7 @@ describe('zekt serve checks the App credentials against GitHub at start', () => 
       serverEnvironment(port, { GITHUB_PRIVATE_KEY: anotherKey() }),
     );
     child.stdout?.resume();
-    await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      20_000,
-    );
+    await answersOk(`http://127.0.0.1:${port}/healthz`);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(503);
     expect(ready.headers.get('content-type')).toContain('application/problem+json');
@@ -160,47 +165,43 @@ describe('zekt serve checks the App credentials against GitHub at start', () => 
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
-    await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/readyz`).then(
-          (r) => (r.ok ? true : undefined),
-          () => undefined,
-        ),
-      20_000,
-    );
+    await answersOk(`http://127.0.0.1:${port}/readyz`);
     expect(stdout).toContain('the App credentials are not verified yet: cannot reach GitHub');
   });
 });
 
 describe('zekt serve names the port that is in use', () => {
-  it('PORT: one line, exit 2, with 0 for a free port', async () => {
+  /**
+   * Holds a free port while `serve` starts zekt serve with `setting` on it: exit 2, and one line
+   * naming the setting, the port, and 0 as the way out.
+   */
+  async function refusedForPortInUse(
+    setting: string,
+    serve: (port: number) => Promise<{ code: number | null; stderr: string }>,
+  ) {
     const port = await freePort();
     const holder = await holdPort(port);
     try {
-      const result = await serveUntilExit(serverEnvironment(port));
+      const result = await serve(port);
       expect(result.code).toBe(2);
       const line = oneLine(result.stderr);
-      expect(line).toContain(`PORT ${port} is in use on 127.0.0.1`);
-      expect(line).toContain('PORT=0 picks any free one');
+      expect(line).toContain(`${setting} ${port} is in use on 127.0.0.1`);
+      expect(line).toContain(`${setting}=0 picks any free one`);
     } finally {
       holder.close();
     }
+  }
+
+  it('PORT: one line, exit 2, with 0 for a free port', async () => {
+    await refusedForPortInUse('PORT', (port) => serveUntilExit(serverEnvironment(port)));
   });
 
   it('ZEKT_METRICS_PORT of a second worker on the host: one line, exit 2', async () => {
-    const metricsPort = await freePort();
-    const holder = await holdPort(metricsPort);
-    try {
-      const result = await serveUntilExit(
-        serverEnvironment(await freePort(), { ZEKT_METRICS_PORT: String(metricsPort) }),
-        ['--role', 'worker'],
-      );
-      expect(result.code).toBe(2);
-      const line = oneLine(result.stderr);
-      expect(line).toContain(`ZEKT_METRICS_PORT ${metricsPort} is in use on 127.0.0.1`);
-      expect(line).toContain('ZEKT_METRICS_PORT=0 picks any free one');
-    } finally {
-      holder.close();
-    }
+    await refusedForPortInUse('ZEKT_METRICS_PORT', async (metricsPort) =>
+      serveUntilExit(serverEnvironment(await freePort(), { ZEKT_METRICS_PORT: String(metricsPort) }), [
+        '--role',
+        'worker',
+      ]),
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { publishAcmeDeploys, succeeding } from '../src/test-support/published-service.js';
 
 /**
  * Tenant isolation in the dispatcher: two consumers of one service, and one consumer's
@@ -46,19 +47,8 @@ describe('a consumer whose GitHub is slow', () => {
       await h.tokenFor('bob'),
       await h.tokenFor('carol'),
     ];
-    const ok = async (method: string, path: string, token: string, body?: unknown) => {
-      const response = await h.call(method, path, { token, body });
-      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-      return response.body;
-    };
-    await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
-    await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', alice, { whitelisted: true });
-    const service = await ok('POST', '/api/v1/services', alice, {
-      repository: 'acme/api',
-      workflow: 'deploy.yml',
-      slug: 'deploys',
-      published: true,
-    });
+    const ok = succeeding((method, path, token, body) => h.call(method, path, { token, body }));
+    const service = await publishAcmeDeploys(ok, alice, 'deploys');
     for (const [token, repository] of [
       [bob, 'globex/app'],
       [carol, 'initech/tps'],

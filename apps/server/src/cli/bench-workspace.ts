@@ -15,31 +15,50 @@ export interface CompareRun {
   verdicts: Array<{ met: boolean }>;
 }
 
+/** What `zekt bench` asks of a run; the workspace's runBench takes these. */
+export interface BenchOptions {
+  events: number;
+  /** Provider runs started per second (open loop); 0: as fast as `concurrency` allows. */
+  rate: number;
+  /** Runs in flight at most. */
+  concurrency: number;
+  payloadBytes: number;
+  /** A throwaway PostgreSQL database; unset: a temporary SQLite file. */
+  databaseUrl?: string | undefined;
+  /** Give up waiting for deliveries after this long. */
+  timeoutMs: number;
+  /** `none`, or the demo service gets a schema every message matches, enforced as this (docs/performance.md). */
+  schema?: BenchSchemaMode;
+  /** Write a V8 CPU profile of the `zekt serve` process here (`node --cpu-prof`); unset: none. */
+  profileDir?: string | undefined;
+  /** Progress lines (stderr). */
+  progress?: (line: string) => void;
+}
+
+/** What `zekt bench --compare` asks of a comparison; the workspace's runCompare takes these. */
+export interface CompareOptions {
+  /** Webhooks of the closed-loop run of each target. */
+  events: number;
+  connections: number;
+  /** Offered rates of the open-loop runs (the latency chart). */
+  rates: number[];
+  databaseUrl?: string | undefined;
+  /** Delivery records of the query scenario (0: skip it). */
+  records: number;
+  /** Where the chart goes (null: not written). */
+  chartPath: string | null;
+  /** Run only these parts (COMPARE_PARTS; undefined: all of them). */
+  only?: readonly string[] | undefined;
+  /** Write a V8 CPU profile of each Zekt target's `zekt serve` here (`node --cpu-prof`); unset: none. */
+  profileDir?: string | undefined;
+  progress: (line: string) => void;
+}
+
 export interface BenchWorkspace {
-  runBench(options: {
-    events: number;
-    rate: number;
-    concurrency: number;
-    payloadBytes: number;
-    databaseUrl?: string | undefined;
-    timeoutMs: number;
-    schema?: BenchSchemaMode;
-    profileDir?: string | undefined;
-    progress?: (line: string) => void;
-  }): Promise<BenchRun>;
+  runBench(options: BenchOptions): Promise<BenchRun>;
   formatBenchReport(report: BenchRun): string;
   readonly COMPARE_PARTS: readonly string[];
-  runCompare(options: {
-    events: number;
-    connections: number;
-    rates: number[];
-    databaseUrl?: string | undefined;
-    records: number;
-    chartPath: string | null;
-    only?: readonly string[] | undefined;
-    profileDir?: string | undefined;
-    progress: (line: string) => void;
-  }): Promise<CompareRun>;
+  runCompare(options: CompareOptions): Promise<CompareRun>;
   formatCompareReport(report: CompareRun): string;
 }
 

@@ -33,6 +33,26 @@ const deploy = {
   additionalProperties: false,
 };
 
+/** anyOf branches that recurse: each level's subtree is checked twice, 2^depth checks in all. */
+const exponential = {
+  $defs: {
+    node: {
+      anyOf: [
+        { type: 'array', items: { $ref: '#/$defs/node' } },
+        { type: 'array', items: { $ref: '#/$defs/node' } },
+      ],
+    },
+  },
+  $ref: '#/$defs/node',
+};
+
+/** `leaf` wrapped in `depth` arrays. */
+function nestedArrays(leaf: unknown, depth: number): unknown {
+  let nested = leaf;
+  for (let i = 0; i < depth; i++) nested = [nested];
+  return nested;
+}
+
 describe('compiling a schema', () => {
   it('compiles a valid schema, says whether it requires a message, and checks the example', async () => {
     open();
@@ -138,20 +158,8 @@ describe('checking a message', () => {
 
   it('stops a check past its bound without holding the event loop, and checks the next one on a new thread', async () => {
     open({ validationTimeoutMs: 300 });
-    // anyOf branches that recurse re-check each subtree twice per level: 2^28 checks.
-    const exponential = {
-      $defs: {
-        node: {
-          anyOf: [
-            { type: 'array', items: { $ref: '#/$defs/node' } },
-            { type: 'array', items: { $ref: '#/$defs/node' } },
-          ],
-        },
-      },
-      $ref: '#/$defs/node',
-    };
-    let nested: unknown = 1;
-    for (let i = 0; i < 28; i++) nested = [nested];
+    // 2^28 checks: far past the bound.
+    const nested = nestedArrays(1, 28);
     let settled = false;
     const slow = check(nested, 'svc_slow@1', exponential).finally(() => {
       settled = true;
@@ -174,19 +182,7 @@ describe('checking a message', () => {
     // wall time only because the machine is busy must not be stopped (it was, with a wall-time
     // bound, under the bench's load: a valid message refused).
     open({ validationTimeoutMs: 50, threadCpuMs: () => 0 });
-    const exponential = {
-      $defs: {
-        node: {
-          anyOf: [
-            { type: 'array', items: { $ref: '#/$defs/node' } },
-            { type: 'array', items: { $ref: '#/$defs/node' } },
-          ],
-        },
-      },
-      $ref: '#/$defs/node',
-    };
-    let nested: unknown = 'leaf';
-    for (let i = 0; i < 15; i++) nested = [nested];
+    const nested = nestedArrays('leaf', 15);
     // Compiled first, so the check alone is timed.
     await check([], 'svc_busy@1', exponential);
     const outcome = await check(nested, 'svc_busy@1', exponential);

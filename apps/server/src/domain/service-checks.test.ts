@@ -70,6 +70,10 @@ const operator = { kind: 'operator' } as const;
 const byId = (facts: ServiceFacts, scope: Parameters<typeof judgeServiceChecks>[1] = operator) =>
   Object.fromEntries(judgeServiceChecks(facts, scope).map((check) => [check.id, check]));
 
+/** The App check of App 12 when GitHub answered GET /app with `status` and `message`. */
+const appAnswered = (status: number, message: string, source: 'environment' | 'store' = 'environment') =>
+  judgeApp({ kind: 'answered', status, body: { message } }, 12, source, API);
+
 describe('service checks', () => {
   it('pass on a healthy service, in the order zekt doctor prints them', () => {
     const checks = judgeServiceChecks(healthy(), operator);
@@ -87,21 +91,11 @@ describe('service checks', () => {
   });
 
   it('name GITHUB_PRIVATE_KEY for a key GitHub cannot decode and GITHUB_APP_ID for an unknown App', () => {
-    const key = judgeApp(
-      { kind: 'answered', status: 401, body: { message: 'A JSON web token could not be decoded' } },
-      12,
-      'environment',
-      API,
-    );
+    const key = appAnswered(401, 'A JSON web token could not be decoded');
     expect(key.status).toBe('failed');
     expect(key.summary).toContain('GITHUB_PRIVATE_KEY is not a private key of App 12');
     expect(key.summary).toContain('A JSON web token could not be decoded');
-    const id = judgeApp(
-      { kind: 'answered', status: 404, body: { message: 'Integration not found' } },
-      12,
-      'environment',
-      API,
-    );
+    const id = appAnswered(404, 'Integration not found');
     expect(id.summary).toContain('GITHUB_APP_ID is wrong');
     expect(id.fix).toContain('App ID');
     expect(appVerdict({ kind: 'answered', status: 401, body: {} })).toBe('refused');
@@ -110,12 +104,7 @@ describe('service checks', () => {
   });
 
   it('tell credentials stored at setup from the environment’s, and say what overrides them', () => {
-    const stored = judgeApp(
-      { kind: 'answered', status: 401, body: { message: 'A JSON web token could not be decoded' } },
-      12,
-      'store',
-      API,
-    );
+    const stored = appAnswered(401, 'A JSON web token could not be decoded', 'store');
     expect(stored.summary).toContain('the private key stored at setup');
     expect(stored.fix).toContain('settings in the environment win over the stored ones');
   });

@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubSimulator, type GitHubSimulator } from 'zekt-github-sim';
 import { eventually } from '../test-support/harness.js';
 import type { AppCredentials } from './app-credentials.js';
-import { verifyAppAtStart } from './app-verification.js';
+import { type AppVerificationOptions, verifyAppAtStart } from './app-verification.js';
 import { OperatorError } from './operator-error.js';
 
 /**
@@ -42,6 +42,17 @@ const anotherKey = () =>
     .privateKey.export({ type: 'pkcs1', format: 'pem' })
     .toString();
 
+/** The check in production of credentials whose key is not the App's, with `timing` if given. */
+function verifyWrongKey(logger: Logger, timing: Pick<AppVerificationOptions, 'waitMs' | 'retryMs'> = {}) {
+  return verifyAppAtStart({
+    credentials: credentials(anotherKey()),
+    apiUrl: sim.apiUrl,
+    mode: 'production',
+    logger,
+    ...timing,
+  });
+}
+
 function capturingLogger() {
   const lines: Array<{ level: number; msg: string }> = [];
   const logger = pino(
@@ -59,12 +70,7 @@ function capturingLogger() {
 describe('the App check at start', () => {
   it('refuses at once in production when GitHub answers that the key is not the App’s', async () => {
     const { logger } = capturingLogger();
-    const refused = verifyAppAtStart({
-      credentials: credentials(anotherKey()),
-      apiUrl: sim.apiUrl,
-      mode: 'production',
-      logger,
-    });
+    const refused = verifyWrongKey(logger);
     await expect(refused).rejects.toBeInstanceOf(OperatorError);
     await expect(refused).rejects.toThrow(/GITHUB_PRIVATE_KEY is not a private key of App/);
   });
@@ -72,13 +78,7 @@ describe('the App check at start', () => {
   it('does not hold the start for a slow GitHub, and its late refusal still fails readiness', async () => {
     const fault = sim.injectFaults({ path: '/app', faults: [{ kind: 'latency', delayMs: 1500 }] });
     const { logger, lines } = capturingLogger();
-    const verification = await verifyAppAtStart({
-      credentials: credentials(anotherKey()),
-      apiUrl: sim.apiUrl,
-      mode: 'production',
-      logger,
-      waitMs: 100,
-    });
+    const verification = await verifyWrongKey(logger, { waitMs: 100 });
     try {
       expect(verification.notReadyReason()).toBeNull();
       expect(lines.some((l) => l.msg.includes('has not answered GET /app within 0.1 s'))).toBe(true);
@@ -100,13 +100,7 @@ describe('the App check at start', () => {
       ],
     });
     const { logger, lines } = capturingLogger();
-    const verification = await verifyAppAtStart({
-      credentials: credentials(anotherKey()),
-      apiUrl: sim.apiUrl,
-      mode: 'production',
-      logger,
-      retryMs: 100,
-    });
+    const verification = await verifyWrongKey(logger, { retryMs: 100 });
     try {
       expect(verification.notReadyReason()).toBeNull();
       expect(lines[0]?.msg).toContain('the App credentials are not verified yet: GitHub answered 502');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port.js';
 import { eventually } from '../../src/test-support/harness.js';
 import { type JsonBody, json } from '../../src/test-support/processes.js';
+import { publishAcmeDeploys, succeeding } from '../../src/test-support/published-service.js';
 import { ComposeProject, podman } from './compose-project.js';
 
 /**
@@ -135,19 +136,8 @@ beforeAll(async () => {
   }
   alice = await tokenFor('alice');
   bob = await tokenFor('bob');
-  const ok = async (method: string, path: string, token: string, body?: unknown): Promise<JsonBody> => {
-    const response = await json(method, zektUrl + path, body, token);
-    expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-    return response.body;
-  };
-  await ok('PUT', '/api/v1/repositories/acme/api/provider', alice, { enabled: true });
-  await ok('PUT', '/api/v1/repositories/acme/api/workflows/deploy.yml', alice, { whitelisted: true });
-  const service = await ok('POST', '/api/v1/services', alice, {
-    repository: 'acme/api',
-    workflow: 'deploy.yml',
-    slug: 'acme-deploys',
-    published: true,
-  });
+  const ok = succeeding((method, path, token, body) => json(method, zektUrl + path, body, token));
+  const service = await publishAcmeDeploys(ok, alice, 'acme-deploys');
   const subscription = await ok('POST', '/api/v1/subscriptions', bob, {
     serviceId: service.id,
     deliversTo: 'globex/app',

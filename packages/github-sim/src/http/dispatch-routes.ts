@@ -10,7 +10,7 @@ import {
   WORKFLOW_DISPATCH_DOCUMENTATION_URL,
 } from '../workflow-dispatch-validation.js';
 import { jsonBody } from './json-body.js';
-import { repositoryForToken, requireInstallation } from './request-auth.js';
+import { requireRepository } from './request-auth.js';
 
 /**
  * `POST /repos/{owner}/{repo}/dispatches` (needs `contents: write`): validated like GitHub, then
@@ -28,16 +28,7 @@ export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): v
     '/repos/:owner/:repo/dispatches',
     async (request, reply) => {
       const docs = DISPATCH_DOCUMENTATION_URL;
-      const caller = await requireInstallation(ctx, request, docs);
-      const repo = repositoryForToken(
-        ctx,
-        caller,
-        request.params.owner,
-        request.params.repo,
-        'contents',
-        'write',
-        docs,
-      );
+      const { caller, repo } = await requireRepository(ctx, request, 'contents', 'write', docs);
       const { eventType, clientPayload } = validateDispatch(jsonBody(request, docs));
       const dispatch: DispatchRecord = {
         id: ctx.ids.dispatch(),
@@ -61,16 +52,7 @@ export function registerDispatchRoutes(api: FastifyInstance, ctx: SimContext): v
     '/repos/:owner/:repo/actions/workflows/:workflow_id/dispatches',
     async (request, reply) => {
       const docs = WORKFLOW_DISPATCH_DOCUMENTATION_URL;
-      const caller = await requireInstallation(ctx, request, docs);
-      const repo = repositoryForToken(
-        ctx,
-        caller,
-        request.params.owner,
-        request.params.repo,
-        'actions',
-        'write',
-        docs,
-      );
+      const { caller, repo } = await requireRepository(ctx, request, 'actions', 'write', docs);
       const body = validateWorkflowDispatchBody(jsonBody(request, docs), ctx.ghesVersion);
       const workflow = ctx.consumerWorkflows.find(ctx, repo, request.params.workflow_id);
       if (workflow === undefined) throw notFound(docs);

@@ -5,7 +5,7 @@ import type { SimContext } from '../sim-context.js';
 import type { WebhookDeliveryRecord } from '../types.js';
 import { redeliverWebhook } from '../webhook-redelivery.js';
 import { idParam } from './json-body.js';
-import { repositoryForToken, requireApp, requireInstallation } from './request-auth.js';
+import { requireApp, requireRepository } from './request-auth.js';
 
 const DOCS = {
   listRepo: 'https://docs.github.com/rest/repos/webhooks#list-deliveries-for-a-repository-webhook',
@@ -89,10 +89,8 @@ export function registerHookDeliveryRoutes(api: FastifyInstance, ctx: SimContext
     level: 'read' | 'write',
     docs: string,
   ) => {
-    const caller = await requireInstallation(ctx, request, docs);
-    const { owner, repo: name, hook_id } = request.params;
-    const repo = repositoryForToken(ctx, caller, owner, name, 'repository_hooks', level, docs);
-    const hookId = idParam(hook_id);
+    const { repo } = await requireRepository(ctx, request, 'repository_hooks', level, docs);
+    const hookId = idParam(request.params.hook_id);
     const hook = hookId === null ? undefined : ctx.state.hooks.get(hookId);
     if (hook === undefined || hook.repositoryId !== repo.id) throw notFound(docs);
     return ctx.state.deliveries.filter((d) => d.hookType === 'repository' && d.hookId === hook.id);

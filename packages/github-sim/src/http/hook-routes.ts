@@ -13,7 +13,7 @@ import { sendPing } from '../repository-webhooks.js';
 import type { SimContext } from '../sim-context.js';
 import type { HookRecord, RepositoryRecord } from '../sim-state.js';
 import { idParam, jsonBody } from './json-body.js';
-import { repositoryForToken, requireInstallation } from './request-auth.js';
+import { requireRepository } from './request-auth.js';
 
 const DOCS = {
   list: 'https://docs.github.com/rest/repos/webhooks#list-repository-webhooks',
@@ -48,9 +48,8 @@ export function registerHookRoutes(api: FastifyInstance, ctx: SimContext): void 
     return hook;
   };
   const repoFor = async (request: FastifyRequest, level: 'read' | 'write', docs: string) => {
-    const caller = await requireInstallation(ctx, request, docs);
-    const { owner, repo } = request.params as { owner: string; repo: string };
-    return repositoryForToken(ctx, caller, owner, repo, 'repository_hooks', level, docs);
+    const { repo } = await requireRepository(ctx, request, 'repository_hooks', level, docs);
+    return repo;
   };
 
   api.post<RepoParams>('/repos/:owner/:repo/hooks', async (request, reply) => {

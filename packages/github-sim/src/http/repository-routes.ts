@@ -3,7 +3,7 @@ import { tokenRepositories } from '../installation-tokens.js';
 import { repositoryPayload } from '../payloads/repository-payload.js';
 import type { SimContext } from '../sim-context.js';
 import { type PageQuery, paginate } from './pagination.js';
-import { repositoryForToken, requireInstallation } from './request-auth.js';
+import { requireInstallation, requireRepository } from './request-auth.js';
 
 const DOCS = {
   listRepos:
@@ -26,16 +26,7 @@ export function registerRepositoryRoutes(api: FastifyInstance, ctx: SimContext):
   });
 
   api.get<{ Params: { owner: string; repo: string } }>('/repos/:owner/:repo', async (request) => {
-    const caller = await requireInstallation(ctx, request, DOCS.getRepo);
-    const repo = repositoryForToken(
-      ctx,
-      caller,
-      request.params.owner,
-      request.params.repo,
-      'metadata',
-      'read',
-      DOCS.getRepo,
-    );
+    const { repo } = await requireRepository(ctx, request, 'metadata', 'read', DOCS.getRepo);
     return repositoryPayload(repo, ctx.urls);
   });
 }

@@ -160,3 +160,20 @@ export function repositoryForToken(
   }
   return repo;
 }
+
+/**
+ * Endpoints under `/repos/{owner}/{repo}/…` that need an installation token: the caller, and the
+ * repository of the path if the token may see it and holds `permission` at `level`.
+ */
+export async function requireRepository(
+  ctx: SimContext,
+  request: FastifyRequest,
+  permission: string,
+  level: 'read' | 'write',
+  documentationUrl: string,
+): Promise<{ caller: InstallationCaller; repo: RepositoryRecord }> {
+  const caller = await requireInstallation(ctx, request, documentationUrl);
+  const { owner, repo: name } = request.params as { owner: string; repo: string };
+  const repo = repositoryForToken(ctx, caller, owner, name, permission, level, documentationUrl);
+  return { caller, repo };
+}

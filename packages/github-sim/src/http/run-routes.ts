@@ -3,7 +3,7 @@ import { notFound } from '../github-error.js';
 import { workflowRunPayload } from '../payloads/workflow-run-payload.js';
 import type { SimContext } from '../sim-context.js';
 import { idParam } from './json-body.js';
-import { repositoryForToken, requireInstallation } from './request-auth.js';
+import { requireRepository } from './request-auth.js';
 
 const DOCS = { getRun: 'https://docs.github.com/rest/actions/workflow-runs#get-a-workflow-run' };
 
@@ -12,16 +12,7 @@ export function registerRunRoutes(api: FastifyInstance, ctx: SimContext): void {
   api.get<{ Params: { owner: string; repo: string; run_id: string } }>(
     '/repos/:owner/:repo/actions/runs/:run_id',
     async (request) => {
-      const caller = await requireInstallation(ctx, request, DOCS.getRun);
-      const repo = repositoryForToken(
-        ctx,
-        caller,
-        request.params.owner,
-        request.params.repo,
-        'actions',
-        'read',
-        DOCS.getRun,
-      );
+      const { repo } = await requireRepository(ctx, request, 'actions', 'read', DOCS.getRun);
       const id = idParam(request.params.run_id);
       const run = id === null ? undefined : ctx.state.runs.get(id);
       const workflow = run === undefined ? undefined : ctx.state.workflows.get(run.workflowId);

@@ -55,6 +55,17 @@ const EnforcementSchema = Type.Union([Type.Literal('off'), Type.Literal('warn'),
 const VersionQuery = Type.Object({
   version: Type.Optional(Type.String({ description: 'a version number; default: the one in force' })),
 });
+/** The request and answers of both reads of one schema version: the provider's and the Directory's. */
+const versionRead = {
+  tags: ['services'],
+  security,
+  params: Type.Object({ id: Type.String() }),
+  querystring: VersionQuery,
+  response: {
+    200: SchemaVersionSchema,
+    ...problems(AUTH_PROBLEMS, PATH_PROBLEMS, 'service_not_found', 'schema_not_found', 'invalid_request'),
+  },
+};
 
 const SaveSchema = Type.Object(
   {
@@ -319,20 +330,7 @@ export function registerServiceSchemaRoutes(
     {
       schema: {
         summary: "A service's message schema: the version in force, or ?version=n",
-        tags: ['services'],
-        security,
-        params: Type.Object({ id: Type.String() }),
-        querystring: VersionQuery,
-        response: {
-          200: SchemaVersionSchema,
-          ...problems(
-            AUTH_PROBLEMS,
-            PATH_PROBLEMS,
-            'service_not_found',
-            'schema_not_found',
-            'invalid_request',
-          ),
-        },
+        ...versionRead,
       },
     },
     async (request) => {
@@ -375,20 +373,7 @@ export function registerServiceSchemaRoutes(
       schema: {
         summary:
           'The message schema of a service the Directory shows the caller (?version=n for an older one)',
-        tags: ['services'],
-        security,
-        params: Type.Object({ id: Type.String() }),
-        querystring: VersionQuery,
-        response: {
-          200: SchemaVersionSchema,
-          ...problems(
-            AUTH_PROBLEMS,
-            PATH_PROBLEMS,
-            'service_not_found',
-            'schema_not_found',
-            'invalid_request',
-          ),
-        },
+        ...versionRead,
       },
     },
     async (request) => {

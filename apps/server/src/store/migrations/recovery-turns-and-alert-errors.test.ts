@@ -1,23 +1,11 @@
-import { Migrator } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openTempStore } from '../../test-support/temp-store.js';
+import { describe, expect, it } from 'vitest';
 import { TEST_STORE } from '../../test-support/test-database.js';
-import type { Store } from '../store.js';
+import { useUnmigratedStores } from '../../test-support/unmigrated-store.js';
 import { isUniqueViolation } from '../store-errors.js';
-import { createMigrationProvider } from './index.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
 describe(`0011-recovery-turns-and-alert-errors (${TEST_STORE})`, () => {
-  const disposals: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const dispose of disposals.splice(0)) await dispose();
-  });
-
-  async function emptyStore(): Promise<Store> {
-    const { store, dispose } = await openTempStore({ unmigrated: true });
-    disposals.push(dispose);
-    return store;
-  }
+  const emptyStore = useUnmigratedStores();
 
   const recovery = (recoveryId: string, subscriptionId: string, status: string) => ({
     recovery_id: recoveryId,
@@ -55,11 +43,7 @@ describe(`0011-recovery-turns-and-alert-errors (${TEST_STORE})`, () => {
   });
 
   it('keeps the oldest running recovery of a connection, cancels the duplicates a race left, and rewrites alert errors to categories', async () => {
-    const store = await emptyStore();
-    const migrator = new Migrator({
-      db: store.db,
-      provider: createMigrationProvider({ dialect: store.dialect }),
-    });
+    const { store, migrator } = await emptyStore();
     expect((await migrator.migrateTo('0009-usage-shards')).error).toBeUndefined();
     await store.db
       .insertInto('recoveries')

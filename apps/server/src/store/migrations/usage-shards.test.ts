@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_STORE } from '../../test-support/test-database.js';
+import { stepMigrator } from '../../test-support/unmigrated-store.js';
 import { openStore, type Store } from '../store.js';
 import { countUsage, getUsage, USAGE_SHARDS } from '../usage.js';
-import { createMigrationProvider } from './index.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
 describe(`0009-usage-shards (${TEST_STORE})`, () => {
@@ -36,10 +35,7 @@ describe(`0009-usage-shards (${TEST_STORE})`, () => {
 
   it('keeps the counts of before, lets the previous version count, and sums what concurrent transactions add', async () => {
     const store = await emptyStore();
-    const migrator = new Migrator({
-      db: store.db,
-      provider: createMigrationProvider({ dialect: store.dialect }),
-    });
+    const migrator = stepMigrator(store);
     const before = await migrator.migrateTo('0008-attempt-connection');
     expect(before.error).toBeUndefined();
     // A count stored by a server before this migration: one row per account, day and counter.

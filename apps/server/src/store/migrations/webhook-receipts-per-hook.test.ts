@@ -1,31 +1,15 @@
-import { Migrator } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openTempStore } from '../../test-support/temp-store.js';
+import { describe, expect, it } from 'vitest';
 import { TEST_STORE } from '../../test-support/test-database.js';
+import { useUnmigratedStores } from '../../test-support/unmigrated-store.js';
 import { findRedeliveryState, markRecovered } from '../redelivery-requests.js';
-import type { Store } from '../store.js';
 import { recordWebhookDelivery } from '../webhook-deliveries.js';
-import { createMigrationProvider } from './index.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
 describe(`0010-webhook-receipts-per-hook (${TEST_STORE})`, () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-
-  async function emptyStore(): Promise<Store> {
-    const temp = await openTempStore({ unmigrated: true });
-    cleanups.push(() => temp.dispose());
-    return temp.store;
-  }
+  const emptyStore = useUnmigratedStores();
 
   it('keeps the GUIDs and redelivery requests of before meaningful, and the previous version working', async () => {
-    const store = await emptyStore();
-    const migrator = new Migrator({
-      db: store.db,
-      provider: createMigrationProvider({ dialect: store.dialect }),
-    });
+    const { store, migrator } = await emptyStore();
     expect((await migrator.migrateTo('0009-usage-shards')).error).toBeUndefined();
     // What a server stored before this migration: GUIDs keyed alone (with the hook they came
     // through, or none), and a redelivery the reconciler asked for.
