@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { type Config, loadConfig } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
-import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
+import { copyMigratedSqlite, createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 export { freePort } from '../free-port.js';
 
@@ -77,9 +78,14 @@ export interface HarnessOptions {
  * processes are shared (end-to-end tests start separate ones).
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sim = await createGitHubSimulator({ allowPrivateHookUrls: true, ...options.sim });
+  const sim = await createGitHubSimulator({
+    allowPrivateHookUrls: true,
+    ...options.sim,
+    app: { privateKeyPem: appPrivateKey(), ...options.sim?.app },
+  });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
+  if (!database) await copyMigratedSqlite(join(dir, 'zekt.db'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string | undefined> = {
@@ -157,6 +163,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+let appKey: string | undefined;
+
+/**
+ * The App's private key, one per test process: generating an RSA key takes a good part of a
+ * harness's start, and no test tells one harness's App from another's by its key (a test that
+ * needs its own passes `sim.app.privateKeyPem`).
+ */
+function appPrivateKey(): string {
+  appKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs1', format: 'pem' })
+    .toString();
+  return appKey;
 }
 
 function parseBody(text: string): unknown {
