@@ -109,10 +109,12 @@ const always = ['apps/server/test/container/**', '**/node_modules/**'];
 // so each level runs more files at once than there are cores; the levels run one after the other
 // (`sequence.groupOrder`), so a burst of Chromium or process start-ups never starves the others.
 // The vitest command line's --maxWorkers overrides these.
+// Three at a time keeps two cores busy without starving the timing-sensitive suites (a WAL
+// checkpointer keeping up, a server answering before the next chunk arrives).
 const workers = {
-  unit: 4,
-  integration: 4,
-  postgres: 4,
+  unit: 3,
+  integration: 3,
+  postgres: 3,
   e2e: 2,
 };
 
