@@ -80,8 +80,9 @@ export interface HarnessOptions {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const sim = await createGitHubSimulator({
     allowPrivateHookUrls: true,
+    oidcSigningKeyPem: testKey('oidc'),
     ...options.sim,
-    app: { privateKeyPem: appPrivateKey(), ...options.sim?.app },
+    app: { privateKeyPem: testKey('app'), ...options.sim?.app },
   });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
@@ -165,18 +166,23 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
-let appKey: string | undefined;
+const keys = new Map<'app' | 'oidc', string>();
 
 /**
- * The App's private key, one per test process: generating an RSA key takes a good part of a
- * harness's start, and no test tells one harness's App from another's by its key (a test that
- * needs its own passes `sim.app.privateKeyPem`).
+ * The RSA private keys of the simulator's App and of its OIDC issuer, one of each per test
+ * process: generating them took a good part of a harness's start, and no test tells one harness's
+ * keys from another's (a test that needs keys of its own passes them in `sim`). The two stay
+ * distinct, so a token signed with the one never verifies with the other.
  */
-function appPrivateKey(): string {
-  appKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
-    .privateKey.export({ type: 'pkcs1', format: 'pem' })
-    .toString();
-  return appKey;
+function testKey(use: 'app' | 'oidc'): string {
+  let key = keys.get(use);
+  if (key === undefined) {
+    key = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs1', format: 'pem' })
+      .toString();
+    keys.set(use, key);
+  }
+  return key;
 }
 
 function parseBody(text: string): unknown {
