@@ -11,7 +11,7 @@ let h: Harness;
 let world: World;
 
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
 });
 afterEach(async () => {

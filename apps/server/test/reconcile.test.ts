@@ -15,7 +15,7 @@ describe('the reconciler', () => {
   let clock: ManualClock;
   beforeEach(async () => {
     clock = createManualClock(Date.now());
-    h = await startHarness({ clock, env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
+    h = await startHarness({ transport: 'inject', clock, env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
     world = await setUpWorld(h);
   });
   afterEach(async () => {

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function start(options: HarnessOptions): Promise<{ h: Harness; world: World }> {
-  h = await startHarness(options);
+  h = await startHarness({ transport: 'inject', ...options });
   const world = await setUpWorld(h);
   h.sim.defineConsumerWorkflow({
     repository: 'globex/app',

@@ -23,7 +23,7 @@ const schema = {
 };
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
   const saved = await h.call('PUT', `/api/v1/services/${world.serviceId}/schema`, {
     token: world.providerToken,

@@ -5,7 +5,7 @@ import { TEST_STORE } from '../src/test-support/test-database.js';
 
 // The committed dump shows in review what a migration changes, and fails here when the migrations
 // and the dump disagree. After adding a migration, refresh both dumps:
-//   npx vitest run --project sqlite apps/server/test/schema-dump.test.ts -u
+//   npx vitest run --project integration apps/server/test/schema-dump.test.ts -u
 //   npx vitest run --project postgres apps/server/test/schema-dump.test.ts -u
 describe(`the ${TEST_STORE} schema`, () => {
   it(`is the committed apps/server/src/store/schema/${TEST_STORE}.sql (refresh with -u, see above)`, async () => {

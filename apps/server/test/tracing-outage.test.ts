@@ -37,6 +37,7 @@ describe('an OTLP endpoint that is down', () => {
         endpoint = await refusedOtlpUrl();
       }
       h = await startHarness({
+        transport: 'inject',
         env: {
           ZEKT_INSTALLATION_DISPATCH_RATE: '0',
           OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,

@@ -19,7 +19,7 @@ let h: Harness;
 let world: World;
 
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
   await makeDurable(h, world);
 });

@@ -18,7 +18,7 @@ let world: World;
 const relays: Relay[] = [];
 
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
 });
 

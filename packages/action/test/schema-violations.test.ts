@@ -14,7 +14,7 @@ let h: Harness;
 let world: World;
 
 beforeEach(async () => {
-  h = await startHarness();
+  h = await startHarness({ transport: 'inject' });
   world = await setUpWorld(h);
   const saved = await h.call('PUT', `/api/v1/services/${world.serviceId}/schema`, {
     token: world.providerToken,

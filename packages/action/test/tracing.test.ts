@@ -22,6 +22,7 @@ let otlp: OtlpReceiver;
 beforeEach(async () => {
   otlp = await startOtlpReceiver();
   h = await startHarness({
+    transport: 'inject',
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_BSP_SCHEDULE_DELAY: '20',

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, type JWK, SignJWT } from 'jose';
 
 /** The GHES-style issuer path: `https://HOSTNAME/_services/token`. */
@@ -113,8 +113,13 @@ export class OidcIssuer {
     private readonly lifetimeSeconds: number,
   ) {}
 
-  static async create(lifetimeSeconds = DEFAULT_OIDC_TOKEN_LIFETIME_SECONDS): Promise<OidcIssuer> {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  /** Signs with `signingKey` (an RSA private key) when given, else with a key of its own. */
+  static async create(
+    lifetimeSeconds = DEFAULT_OIDC_TOKEN_LIFETIME_SECONDS,
+    signingKey?: KeyObject,
+  ): Promise<OidcIssuer> {
+    const privateKey = signingKey ?? generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const publicKey = createPublicKey(privateKey);
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);
     // GitHub's keys carry an X.509 certificate; without one, x5t is the SHA-1 thumbprint of the

@@ -39,6 +39,11 @@ export interface SimulatorOptions {
   /** Lifetime of Actions OIDC tokens; default 300 s, like GitHub's. */
   oidcTokenLifetimeSeconds?: number;
   /**
+   * The PEM RSA private key Actions OIDC tokens are signed with; default a key generated at start.
+   * Tests that start many simulators pass one, as generating an RSA key takes a while.
+   */
+  oidcSigningKeyPem?: string;
+  /**
    * Answer as this GitHub Enterprise Server version (e.g. `3.20`) instead of github.com; default
    * null. 3.20 and older refuse `return_run_details` on `workflow_dispatch` (422) and take at most
    * 10 inputs.

@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import Fastify from 'fastify';
 import { renameAccount } from './account-renames.js';
@@ -91,7 +92,10 @@ export async function createGitHubSimulator(options: SimulatorOptions = {}): Pro
     externalUrl: null,
     description: null,
   });
-  const oidc = await OidcIssuer.create(options.oidcTokenLifetimeSeconds);
+  const oidc = await OidcIssuer.create(
+    options.oidcTokenLifetimeSeconds,
+    options.oidcSigningKeyPem === undefined ? undefined : createPrivateKey(options.oidcSigningKeyPem),
+  );
   const urls = createSimUrls('');
   const shutdown = new AbortController();
   // Every running consumer workflow waits on this signal: many at once is normal, not a leak.

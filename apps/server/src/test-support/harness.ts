@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import type { Clock } from '../domain/clock.js';
 import { freePort } from '../free-port.js';
 import { createZekt, type Zekt } from '../zekt.js';
 import { injectFetch } from './inject-fetch.js';
-import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
+import { copyMigratedSqlite, createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 export { freePort } from '../free-port.js';
 
@@ -84,9 +85,15 @@ export interface HarnessOptions {
  * processes are shared (end-to-end tests start separate ones).
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sim = await createGitHubSimulator({ allowPrivateHookUrls: true, ...options.sim });
+  const sim = await createGitHubSimulator({
+    allowPrivateHookUrls: true,
+    oidcSigningKeyPem: testKey('oidc'),
+    ...options.sim,
+    app: { privateKeyPem: testKey('app'), ...options.sim?.app },
+  });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
+  if (!database) await copyMigratedSqlite(join(dir, 'zekt.db'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string | undefined> = {
@@ -170,6 +177,25 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+const keys = new Map<'app' | 'oidc', string>();
+
+/**
+ * The RSA private keys of the simulator's App and of its OIDC issuer, one of each per test
+ * process: generating them took a good part of a harness's start, and no test tells one harness's
+ * keys from another's (a test that needs keys of its own passes them in `sim`). The two stay
+ * distinct, so a token signed with the one never verifies with the other.
+ */
+function testKey(use: 'app' | 'oidc'): string {
+  let key = keys.get(use);
+  if (key === undefined) {
+    key = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs1', format: 'pem' })
+      .toString();
+    keys.set(use, key);
+  }
+  return key;
 }
 
 function parseBody(text: string): unknown {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { environmentForSimulator } from '../cli/simulator-environment.js';
 import { APP_SETTINGS, freePort } from './harness.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
-import { createMigratedTestDatabase, TEST_STORE } from './test-database.js';
+import { copyMigratedSqlite, createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
 /**
  * What every process-level test starts from: a simulator process whose App webhook points at the
@@ -31,6 +31,8 @@ export async function prepareProcessStack(
 ): Promise<ProcessStack> {
   const dataDir = mkdtempSync(join(tmpdir(), `zekt-${options.name}-`));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
+  // The process finds its store migrated, as it finds a PostgreSQL database copied from the template.
+  if (!database) await copyMigratedSqlite(join(dataDir, 'zekt.db'));
   const close = async () => {
     await processes.stopAll();
     await database?.drop();

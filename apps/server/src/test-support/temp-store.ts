@@ -2,11 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../store/store.js';
-import { createMigratedTestDatabase, createTestDatabase, TEST_STORE } from './test-database.js';
+import {
+  copyMigratedSqlite,
+  createMigratedTestDatabase,
+  createTestDatabase,
+  TEST_STORE,
+} from './test-database.js';
 
 /**
  * A migrated store of the kind under test (TEST_STORE): a SQLite file in a fresh temporary
- * directory, or a fresh PostgreSQL database, copied from the migrated template unless
+ * directory or a fresh PostgreSQL database, either copied from a migrated template unless
  * `fromScratch` (the tests of the migrations themselves) asks for every migration to run on an
  * empty one, or `unmigrated` for no migration at all (a test that migrates step by step).
  * `dispose` closes and deletes it.
@@ -30,6 +35,7 @@ export async function openTempStore(
   }
   const dir = mkdtempSync(join(tmpdir(), 'zekt-store-'));
   const path = join(dir, 'zekt.db');
+  if (!empty) await copyMigratedSqlite(path);
   const store = await openStore({ kind: 'sqlite', path });
   if (!options.unmigrated) await store.migrate();
   return {

@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -113,8 +122,50 @@ async function prepareTemplate(): Promise<string> {
   return name;
 }
 
-/** What the template holds depends on the migrations' source and the dialect helpers they use. */
-function migrationsHash(): string {
+let sqliteTemplate: Promise<string> | undefined;
+
+/**
+ * Writes a SQLite file with every migration applied at `path`, copied from a migrated template:
+ * copying a file takes a fraction of what running the migrations takes, and the harness builds a
+ * store for nearly every test. A service opened on it finds nothing to migrate.
+ */
+export async function copyMigratedSqlite(path: string): Promise<void> {
+  sqliteTemplate ??= migratedSqlite().catch((error) => {
+    sqliteTemplate = undefined;
+    throw error;
+  });
+  copyFileSync(await sqliteTemplate, path);
+}
+
+/**
+ * The template, one file per set of migrations, shared by every test process: the first to need
+ * it migrates a file of its own and renames it into place, so none ever copies a half-built one.
+ */
+async function migratedSqlite(): Promise<string> {
+  const template = join(tmpdir(), `zekt-template-${migrationsHash(['engine/sqlite.ts'])}.db`);
+  if (existsSync(template)) return template;
+  const dir = mkdtempSync(join(tmpdir(), 'zekt-template-'));
+  try {
+    const path = join(dir, 'zekt.db');
+    const store = await openStore({ kind: 'sqlite', path });
+    try {
+      await store.migrate();
+    } finally {
+      // Closing the last connection checkpoints the WAL into the file: the copy is the whole store.
+      await store.close();
+    }
+    renameSync(path, template);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/**
+ * What the template holds depends on the migrations' source and the dialect helpers they use
+ * (and on how the store opens a file, for `extra` such as engine/sqlite.ts).
+ */
+function migrationsHash(extra: string[] = []): string {
   const store = fileURLToPath(new URL('../store/', import.meta.url));
   const migrations = join(store, 'migrations');
   const files = [
@@ -123,6 +174,7 @@ function migrationsHash(): string {
       .sort()
       .map((file) => join(migrations, file)),
     join(store, 'engine', 'dialect.ts'),
+    ...extra.map((file) => join(store, file)),
   ];
   const hash = createHash('sha256');
   for (const file of files) hash.update(file.slice(store.length)).update('\0').update(readFileSync(file));

@@ -14,7 +14,7 @@ describe('one event on two hooks of one repository', () => {
   let h: Harness;
   let world: World;
   beforeEach(async () => {
-    h = await startHarness({ env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
+    h = await startHarness({ transport: 'inject', env: { ZEKT_RECONCILE_INTERVAL_MS: '0' } });
     world = await setUpWorld(h);
     await makeDurable(h, world);
     const ok = async (method: string, path: string, token: string, body?: unknown) => {

@@ -17,6 +17,7 @@ let world: World;
 beforeAll(async () => {
   proxy = await createTcpProxy({ host: '127.0.0.1', port: 5432 });
   h = await startHarness({
+    transport: 'inject',
     env: {
       ZEKT_RETRY_SCHEDULE: `0ms,${Array(40).fill('250ms').join(',')}`,
       ZEKT_INSTALLATION_DISPATCH_RATE: '0',
