@@ -4,7 +4,7 @@
  * anywhere: it drives the product from outside.
  */
 const server = '^apps/server/src/';
-const testCode = ['\\.test\\.tsx?$', '/test-support/', '/test/', '\\.contract\\.ts$'];
+const testCode = ['\\.test\\.tsx?$', '/test/', '\\.contract\\.ts$'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -47,9 +47,7 @@ function prepack() {
     fail(
       `apps/server/dist holds compiled files whose sources are gone (${stale.slice(0, 3).join(', ')}…): remove apps/server/dist and run \`npm run build\``,
     );
-  const shipped = files(join(server, 'src')).filter(
-    (file) => !file.endsWith('.test.ts') && !file.includes(`${join('src', 'test-support')}`),
-  );
+  const shipped = files(join(server, 'src')).filter((file) => !/\.(test|contract)\.ts$/.test(file));
   if (newest(shipped) > newest(files(dist)))
     fail('apps/server/src changed after the last build: run `npm run build` first');
   for (const { from, to } of copies) {

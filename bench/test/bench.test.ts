@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_STORE } from '../../apps/server/src/test-support/test-database.js';
+import { createTestDatabase, TEST_STORE } from '../../apps/server/test/support/test-database.js';
 import type { BenchReport } from '../src/bench-report.js';
 
 /**

@@ -12,14 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlertService } from '../src/alerts/alert-service.js';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import { parseWebhookSecret } from '../src/security/standard-webhooks.js';
-import {
-  makeDurable,
-  runWhileConsumerRefuses,
-  setUpWorld,
-  type World,
-} from '../src/test-support/demo-world.js';
-import { eventually, freePort, type Harness, startHarness } from '../src/test-support/harness.js';
-import { verifyStandardWebhook } from '../src/test-support/standard-webhooks-verifier.js';
+import { makeDurable, runWhileConsumerRefuses, setUpWorld, type World } from './support/demo-world.js';
+import { eventually, freePort, type Harness, startHarness } from './support/harness.js';
+import { verifyStandardWebhook } from './support/standard-webhooks-verifier.js';
 
 /**
  * Operational alerts: raised when a connection's health changes and when a durable

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProblemCode, PROBLEMS, problemTable } from '../src/http/problem-codes.js';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 /**
  * The API's documentation stays what the server does: the committed OpenAPI document is the one

@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/free-port.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, serverCli } from '../src/test-support/processes.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup, serverCli } from './support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
+import { TEST_STORE } from './support/test-database.js';
 
 /**
  * `zekt backup <file>`: an online copy of the embedded store taken while `zekt serve` takes

@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/usage.js';
 import { openStore } from '../src/store/store.js';
 import { upsertUser } from '../src/store/users.js';
-import { eventually, freePort } from '../src/test-support/harness.js';
-import { startHttpRecorder } from '../src/test-support/http-recorder.js';
-import { operatorEnvironment } from '../src/test-support/operator-environment.js';
+import { eventually, freePort } from './support/harness.js';
+import { startHttpRecorder } from './support/http-recorder.js';
+import { operatorEnvironment } from './support/operator-environment.js';
 
 /** The built `zekt` command, run as an operator would. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteList, sqliteListRows } from '../src/store/engine/bound-lists.js';
 import { hotQuery } from '../src/store/engine/compiled-query.js';
 import type { Store } from '../src/store/store.js';
-import { openTempStore } from '../src/test-support/temp-store.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { openTempStore } from './support/temp-store.js';
+import { TEST_STORE } from './support/test-database.js';
 
 // On SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project (vitest.config.ts).
 describe(`hotQuery on ${TEST_STORE}`, () => {

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { goTo, seriousViolations } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import { runWhileConsumerRefuses, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness } from '../src/test-support/harness.js';
+import { goTo, seriousViolations } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import { runWhileConsumerRefuses, type World } from './support/demo-world.js';
+import { eventually, type Harness } from './support/harness.js';
 
 /**
  * The Alerts view: a connection that turned Critical is listed for its consumer, with

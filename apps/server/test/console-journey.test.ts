@@ -1,10 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { type ConsoleUser, goTo, openConsole } from '../src/test-support/console-page.js';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup } from '../src/test-support/processes.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from './support/browser.js';
+import { type ConsoleUser, goTo, openConsole } from './support/console-page.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup } from './support/processes.js';
 
 /**
  * The product's journey through the console only, as two people would take it, against the built

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
-import { OAuthBrowser } from '../src/test-support/oauth-browser.js';
+import { type Harness, startHarness } from './support/harness.js';
+import { OAuthBrowser } from './support/oauth-browser.js';
 
 /**
  * The console's "log in with GitHub" against the simulator's OAuth pages, followed the

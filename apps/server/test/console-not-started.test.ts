@@ -1,11 +1,11 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { type ConsoleUser, goTo, openConsole } from '../src/test-support/console-page.js';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup } from '../src/test-support/processes.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from './support/browser.js';
+import { type ConsoleUser, goTo, openConsole } from './support/console-page.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup } from './support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * A durable delivery whose consumer has no workflow, with the built server and the

@@ -1,10 +1,10 @@
 import type { Locator } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
-import { goTo, seriousViolations } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import type { World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness } from '../src/test-support/harness.js';
+import { goTo, seriousViolations } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import type { World } from './support/demo-world.js';
+import { eventually, type Harness } from './support/harness.js';
 
 /**
  * Bulk recovery and the audit trail in the console, in Chromium against the

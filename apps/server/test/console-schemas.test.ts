@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { goTo, seriousViolations } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import type { World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness } from '../src/test-support/harness.js';
+import { goTo, seriousViolations } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import type { World } from './support/demo-world.js';
+import { eventually, type Harness } from './support/harness.js';
 
 /**
  * Event contracts in the console: alice gives acme-deploys a schema in enforce mode, bob reads it

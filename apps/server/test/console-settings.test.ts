@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { goTo, seriousViolations } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import type { Harness } from '../src/test-support/harness.js';
-import { SERVICE_CHECK_TITLES } from '../src/test-support/service-check-titles.js';
+import { goTo, seriousViolations } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import type { Harness } from './support/harness.js';
+import { SERVICE_CHECK_TITLES } from './support/service-check-titles.js';
 
 /**
  * Settings in the console, in Chromium against the service and the simulator: a member sees the

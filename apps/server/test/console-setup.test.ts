@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
-import { goTo, seriousViolations, signInToGitHub } from '../src/test-support/console-page.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup } from '../src/test-support/processes.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from './support/browser.js';
+import { goTo, seriousViolations, signInToGitHub } from './support/console-page.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup } from './support/processes.js';
 
 /**
  * From a fresh `zekt serve` with no GitHub App to a delivery, in a browser, with the simulator as

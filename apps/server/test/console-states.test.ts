@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type ConsoleUser, goTo, signInToGitHub } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import type { World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness } from '../src/test-support/harness.js';
+import { type ConsoleUser, goTo, signInToGitHub } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import type { World } from './support/demo-world.js';
+import { eventually, type Harness } from './support/harness.js';
 
 /**
  * The console when things are not simple: forms that refuse bad input before sending and put the

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from '../src/test-support/browser.js';
+import { BROWSER_SETUP_TIMEOUT_MS, launchChromium } from './support/browser.js';
 import {
   type ConsoleUser,
   goTo,
   openConsole,
   seriousViolations,
   signInToGitHub,
-} from '../src/test-support/console-page.js';
-import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+} from './support/console-page.js';
+import { makeDurable, setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /**
  * A tour of every view of the console over a world with some history (completed, retried, failed,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { goTo, seriousViolations } from '../src/test-support/console-page.js';
-import { useConsoleSuite } from '../src/test-support/console-suite.js';
-import { eventually } from '../src/test-support/harness.js';
+import { goTo, seriousViolations } from './support/console-page.js';
+import { useConsoleSuite } from './support/console-suite.js';
+import { eventually } from './support/harness.js';
 
 /**
  * Delivery by `workflow_dispatch` in the console, in Chromium: bob (globex) switches his

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findDeliveryOfRun } from '../src/ingest/consumer-run-match.js';
 import { insertDeliveries, newDeliveryRow } from '../src/store/deliveries/index.js';
 import type { Store } from '../src/store/store.js';
-import { openTempStore } from '../src/test-support/temp-store.js';
+import { openTempStore } from './support/temp-store.js';
 
 /**
  * Which delivery a consumer run is, by its id, when the run's first webhook arrives

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { json, ProcessGroup } from '../src/test-support/processes.js';
-import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { json, ProcessGroup } from './support/processes.js';
+import { setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * The crash ledger: `zekt serve` is killed with SIGKILL at random moments while durable

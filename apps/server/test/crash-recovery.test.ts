@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
-import { parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from './support/processes.js';
+import { parsePrometheusText, sampleValue } from './support/prometheus-text.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * No acknowledged event is ever lost: Zekt is killed with SIGKILL after it answered

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, freePort } from '../src/test-support/harness.js';
-import { serverCli } from '../src/test-support/processes.js';
+import { eventually, freePort } from './support/harness.js';
+import { serverCli } from './support/processes.js';
 
 /**
  * The README's quick start, as a newcomer runs it: `zekt dev` (what `npm start` runs after the build),

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHandoff } from '../src/delivery/handoff.js';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import { parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
+import { setUpWorld } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import { parsePrometheusText, sampleValue } from './support/prometheus-text.js';
 
 /**
  * Lease at creation (delivery/handoff.ts): a delivery created while the dispatcher has

@@ -6,12 +6,12 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentForSimulator } from '../src/cli/simulator-environment.js';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { freePort, type Harness, startHarness } from '../src/test-support/harness.js';
-import { startHttpRecorder } from '../src/test-support/http-recorder.js';
-import { operatorEnvironment } from '../src/test-support/operator-environment.js';
-import { SERVICE_CHECK_TITLES } from '../src/test-support/service-check-titles.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { setUpWorld } from './support/demo-world.js';
+import { freePort, type Harness, startHarness } from './support/harness.js';
+import { startHttpRecorder } from './support/http-recorder.js';
+import { operatorEnvironment } from './support/operator-environment.js';
+import { SERVICE_CHECK_TITLES } from './support/service-check-titles.js';
+import { TEST_STORE } from './support/test-database.js';
 
 /**
  * `zekt doctor`, the built command, run by an operator against a running Zekt's store and App: ✔

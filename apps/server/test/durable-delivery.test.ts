@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { completedWorkflowRunExample } from '../src/test-support/github-examples.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { completedWorkflowRunExample } from './support/github-examples.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /**
  * Durable delivery on the real service and simulator: tracked records, the consumer API,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completedWorkflowRunExample } from '../src/test-support/github-examples.js';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
-import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { completedWorkflowRunExample } from './support/github-examples.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { json, ProcessGroup, type SimProcessInfo } from './support/processes.js';
+import { setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * End to end, as deployed: the built `zekt serve` and the built `zekt-github-sim` run as separate

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /**
  * Event contracts through the API (docs/contracts.md): saving a service's message schema and its

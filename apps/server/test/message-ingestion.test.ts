@@ -1,7 +1,7 @@
 import { CompactSign, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /** `POST /api/events/receive`: every refusal is problem+json with a stable code, never a 500. */
 describe('message ingestion', () => {

@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startHarness } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
-import { type Exposition, parsePrometheusText, sampleValue } from '../src/test-support/prometheus-text.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { eventually, startHarness } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { json, ProcessGroup, type SimProcessInfo } from './support/processes.js';
+import { type Exposition, parsePrometheusText, sampleValue } from './support/prometheus-text.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
+import { TEST_STORE } from './support/test-database.js';
 
 /**
  * Metrics and probes on every process, as deployed: the built `zekt serve` and the

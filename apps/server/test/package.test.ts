@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/free-port.js';
-import { eventually } from '../src/test-support/harness.js';
+import { eventually } from './support/harness.js';
 
 /**
  * The server's npm package as an operator gets it: `npm pack -w apps/server`, installed into an

@@ -3,8 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentForSimulator } from '../src/cli/simulator-environment.js';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /** `zekt reconcile`, the built command, run by an operator against a running Zekt's store and App. */
 const cli = resolve(import.meta.dirname, '../dist/cli/main.js');

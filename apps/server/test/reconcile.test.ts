@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import { MAX_REDELIVERY_ASKS } from '../src/domain/reconcile.js';
-import { placedHookId, setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { placedHookId, setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /**
  * Missed webhooks: the simulator drops a webhook as an unreachable Zekt would lose

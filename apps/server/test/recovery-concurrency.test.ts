@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoreConfig } from '../src/config.js';
 import { openStore, type Store } from '../src/store/store.js';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from './support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * Bulk recoveries under real concurrency, as deployed: one API process and two worker processes

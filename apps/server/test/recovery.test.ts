@@ -3,8 +3,8 @@ import { recover } from '../src/cli/recover.js';
 import { createRecoveryRunner } from '../src/delivery/recovery-runner.js';
 import { type Clock, createManualClock } from '../src/domain/clock.js';
 import { DAY_MS } from '../src/domain/duration.js';
-import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
+import { makeDurable, setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
 
 /**
  * Bulk recovery. The service's own recovery loop polls once a minute here, so the

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Fault } from 'zekt-github-sim';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
-import { makeDurable, setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import type { JsonBody } from '../src/test-support/processes.js';
+import { makeDurable, setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import type { JsonBody } from './support/processes.js';
 
 /**
  * Durable dispatch against GitHub's failure modes: the simulator answers the first

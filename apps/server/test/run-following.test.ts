@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimRunsToFollow, recordRunFollow } from '../src/store/run-following.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, type HarnessOptions, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, type HarnessOptions, startHarness } from './support/harness.js';
 
 /**
  * The run follower (domain/run-following.ts): with COMPLETION off, Zekt reads the consumer

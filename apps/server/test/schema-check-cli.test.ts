@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliError } from '../src/cli/cli-error.js';
 import { checkMessageFile } from '../src/cli/schema-check.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 /** `zekt schema check`: a message file against a service's schema (over the API) or a local one. */
 let h: Harness;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dumpSchema } from '../src/test-support/schema-dump.js';
-import { openTempStore } from '../src/test-support/temp-store.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { dumpSchema } from './support/schema-dump.js';
+import { openTempStore } from './support/temp-store.js';
+import { TEST_STORE } from './support/test-database.js';
 
 // The committed dump shows in review what a migration changes, and fails here when the migrations
 // and the dump disagree. After adding a migration, refresh both dumps:

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../src/domain/clock.js';
 import { DAY_MS, HOUR_MS } from '../src/domain/duration.js';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import { type HttpRecorder, startHttpRecorder } from '../src/test-support/http-recorder.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type HttpRecorder, startHttpRecorder } from './support/http-recorder.js';
 
 /**
  * Settings in the API: a person's own API tokens (`/api/v1/tokens`: a name and an expiry, the

@@ -4,10 +4,10 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { createManualClock } from '../src/domain/clock.js';
 import { HOUR_MS, MINUTE_MS } from '../src/domain/duration.js';
 import { resolveAppCredentials } from '../src/setup/app-credentials.js';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
-import { OAuthBrowser } from '../src/test-support/oauth-browser.js';
-import { confirmOnGitHub, registerAppThroughSetup, SetupBrowser } from '../src/test-support/setup-flow.js';
 import { createZekt } from '../src/zekt.js';
+import { type Harness, startHarness } from './support/harness.js';
+import { OAuthBrowser } from './support/oauth-browser.js';
+import { confirmOnGitHub, registerAppThroughSetup, SetupBrowser } from './support/setup-flow.js';
 
 /**
  * Setup mode: `zekt serve` without the GitHub App's settings starts anyway, prints a

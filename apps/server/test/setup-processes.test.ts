@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, serverCli } from '../src/test-support/processes.js';
-import { setUpRemoteWorld } from '../src/test-support/remote-world.js';
-import { registerAppThroughSetup } from '../src/test-support/setup-flow.js';
-import { TEST_STORE } from '../src/test-support/test-database.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup, serverCli } from './support/processes.js';
+import { setUpRemoteWorld } from './support/remote-world.js';
+import { registerAppThroughSetup } from './support/setup-flow.js';
+import { TEST_STORE } from './support/test-database.js';
 
 /**
  * Setup mode across processes: `zekt serve` processes started without a GitHub App use the App

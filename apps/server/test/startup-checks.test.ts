@@ -6,13 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { environmentForSimulator } from '../src/cli/simulator-environment.js';
-import { eventually, freePort } from '../src/test-support/harness.js';
-import { ProcessGroup, type SimProcessInfo, serverCli } from '../src/test-support/processes.js';
-import {
-  createMigratedTestDatabase,
-  TEST_STORE,
-  type TestDatabase,
-} from '../src/test-support/test-database.js';
+import { eventually, freePort } from './support/harness.js';
+import { ProcessGroup, type SimProcessInfo, serverCli } from './support/processes.js';
+import { createMigratedTestDatabase, TEST_STORE, type TestDatabase } from './support/test-database.js';
 
 /**
  * The start-up checks of `zekt serve`, as an operator meets them: real processes, the simulator as

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import { publishAcmeDeploys, succeeding } from '../src/test-support/published-service.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import { publishAcmeDeploys, succeeding } from './support/published-service.js';
 
 /**
  * Tenant isolation in the dispatcher: two consumers of one service, and one consumer's

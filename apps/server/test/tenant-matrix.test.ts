@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import {
-  fillPath,
-  type JsonSchema,
-  listOperations,
-  type Operation,
-} from '../src/test-support/openapi-operations.js';
-import { changedTables, snapshotStore } from '../src/test-support/store-snapshot.js';
+import { setUpWorld, type World } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import { fillPath, type JsonSchema, listOperations, type Operation } from './support/openapi-operations.js';
+import { changedTables, snapshotStore } from './support/store-snapshot.js';
 
 /**
  * The cross-tenant matrix, generated from the OpenAPI route table: every management

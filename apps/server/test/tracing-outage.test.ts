@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../src/test-support/harness.js';
-import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from '../src/test-support/otlp-receiver.js';
+import { setUpWorld } from './support/demo-world.js';
+import { eventually, type Harness, startHarness } from './support/harness.js';
+import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from './support/otlp-receiver.js';
 
 /**
  * A tracing backend that hangs (accepts and never answers) or refuses connections leaves delivery

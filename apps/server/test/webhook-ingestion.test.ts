@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld } from '../src/test-support/demo-world.js';
-import { completedWorkflowRunExample } from '../src/test-support/github-examples.js';
-import { type Harness, startHarness } from '../src/test-support/harness.js';
+import { setUpWorld } from './support/demo-world.js';
+import { completedWorkflowRunExample } from './support/github-examples.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 /** `POST /webhooks/github`: strict verification, then store; bad input never stores or 500s. */
 describe('webhook ingestion', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from '../src/test-support/processes.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../src/test-support/remote-world.js';
+import { eventually } from './support/harness.js';
+import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
+import { type JsonBody, json, ProcessGroup, type SimProcessInfo } from './support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from './support/remote-world.js';
 
 /**
  * Delivery by `workflow_dispatch`, as deployed: the built server and the simulator as

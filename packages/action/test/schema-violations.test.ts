@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../../apps/server/src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../../apps/server/src/test-support/harness.js';
+import { setUpWorld, type World } from '../../../apps/server/test/support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../../../apps/server/test/support/harness.js';
 import { startProviderRun } from './support/provider-run.js';
 import { runActionStep } from './support/run-action.js';
 

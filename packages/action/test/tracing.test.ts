@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsumerRunRecord } from 'zekt-github-sim';
-import { makeDurable, setUpWorld, type World } from '../../../apps/server/src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../../apps/server/src/test-support/harness.js';
+import { makeDurable, setUpWorld, type World } from '../../../apps/server/test/support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../../../apps/server/test/support/harness.js';
 import {
   type OtlpReceiver,
   refusedOtlpUrl,
   startOtlpReceiver,
-} from '../../../apps/server/src/test-support/otlp-receiver.js';
+} from '../../../apps/server/test/support/otlp-receiver.js';
 import { runActionStep } from './support/run-action.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { type HttpRecorder, startHttpRecorder } from '../../test/support/http-recorder.js';
 import { freePort } from '../free-port.js';
-import { type HttpRecorder, startHttpRecorder } from '../test-support/http-recorder.js';
 import { createZektClient, ok, ZektApiError } from './zekt-client.js';
 
 let api: HttpRecorder | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completedWorkflowRunExample, githubExamples } from '../test-support/github-examples.js';
+import { completedWorkflowRunExample, githubExamples } from '../../test/support/github-examples.js';
 import { buildDispatchBody, DISPATCH_BODY_LIMIT_BYTES } from './client-payload.js';
 import { categorizeFailure } from './error-category.js';
 import { describeInvalidEventType, isValidEventType } from './event-type.js';

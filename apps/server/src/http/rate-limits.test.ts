@@ -6,8 +6,8 @@ import type {
   RootOperationNode,
 } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTempStore } from '../../test/support/temp-store.js';
 import { systemClock } from '../domain/clock.js';
-import { openTempStore } from '../test-support/temp-store.js';
 import { createRateLimiter } from './rate-limits.js';
 
 /** Counts the store reads of rate_limit_counters the limiter makes. */

@@ -1,7 +1,7 @@
 import { register } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { parsePrometheusText, sampleValue } from '../../test/support/prometheus-text.js';
 import type { QueueStats } from '../store/queue-stats.js';
-import { parsePrometheusText, sampleValue } from '../test-support/prometheus-text.js';
 import { createPrometheusMetrics } from './prometheus.js';
 
 const stats = (pending: number): QueueStats => ({

@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTempStore } from '../../test/support/temp-store.js';
 import { createManualClock } from '../domain/clock.js';
 import { DAY_MS } from '../domain/duration.js';
 import { RETENTION_MS } from '../domain/retention.js';
@@ -16,7 +17,6 @@ import type { Store } from '../store/store.js';
 import { getUsage } from '../store/usage.js';
 import { upsertUser } from '../store/users.js';
 import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
-import { openTempStore } from '../test-support/temp-store.js';
 import { createRetentionSweeper } from './retention-sweeper.js';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { openTempStore } from '../../test/support/temp-store.js';
 import { loadConfig } from '../config.js';
 import { createManualClock } from '../domain/clock.js';
 import { SECOND_MS } from '../domain/duration.js';
-import { openTempStore } from '../test-support/temp-store.js';
 import { type RegisteredApp, storeRegisteredApp } from './app-credentials.js';
 import { createLiveAppCredentials } from './live-app-credentials.js';
 

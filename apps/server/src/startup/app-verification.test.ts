@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubSimulator, type GitHubSimulator } from 'zekt-github-sim';
-import { eventually } from '../test-support/harness.js';
+import { eventually } from '../../test/support/harness.js';
 import type { AppCredentials } from './app-credentials.js';
 import { type AppVerificationOptions, verifyAppAtStart } from './app-verification.js';
 import { OperatorError } from './operator-error.js';

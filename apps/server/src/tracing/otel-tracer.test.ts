@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/support/harness.js';
+import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from '../../test/support/otlp-receiver.js';
 import {
   attemptSpanId,
   childTraceparent,
@@ -8,8 +10,6 @@ import {
   runTraceId,
 } from '../domain/trace-context.js';
 import type { SpanDrop } from '../metrics/metrics.js';
-import { eventually } from '../test-support/harness.js';
-import { type OtlpReceiver, refusedOtlpUrl, startOtlpReceiver } from '../test-support/otlp-receiver.js';
 import { createOtelTracer } from './otel-tracer.js';
 import type { Tracer } from './tracer.js';
 import type { TracingConfig } from './tracing-config.js';

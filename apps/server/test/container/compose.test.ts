@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/free-port.js';
-import { eventually } from '../../src/test-support/harness.js';
-import { type JsonBody, json } from '../../src/test-support/processes.js';
-import { publishAcmeDeploys, succeeding } from '../../src/test-support/published-service.js';
+import { eventually } from '../support/harness.js';
+import { type JsonBody, json } from '../support/processes.js';
+import { publishAcmeDeploys, succeeding } from '../support/published-service.js';
 import { ComposeProject, podman } from './compose-project.js';
 
 /**

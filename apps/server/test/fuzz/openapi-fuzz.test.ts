@@ -2,15 +2,10 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProblemCode, PROBLEMS } from '../../src/http/problem-codes.js';
-import { makeDurable, setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
-import {
-  fillPath,
-  type JsonSchema,
-  listOperations,
-  type Operation,
-} from '../../src/test-support/openapi-operations.js';
-import { changedTables, snapshotStore } from '../../src/test-support/store-snapshot.js';
+import { makeDurable, setUpWorld, type World } from '../support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { fillPath, type JsonSchema, listOperations, type Operation } from '../support/openapi-operations.js';
+import { changedTables, snapshotStore } from '../support/store-snapshot.js';
 
 /**
  * Property-based fuzzing of every route of the OpenAPI document, against the running

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 /**
  * One tenant cannot grow the store without bound. Services, workflows and

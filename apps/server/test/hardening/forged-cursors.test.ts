@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
-import { fillPath, listOperations, type Operation } from '../../src/test-support/openapi-operations.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { fillPath, listOperations, type Operation } from '../support/openapi-operations.js';
 
 /**
  * A list's cursor is the caller's input like any other. Each field of a decoded cursor is checked

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HookRole } from '../../src/store/schema.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * Placing a repository hook is serialised per repository and reconciled with

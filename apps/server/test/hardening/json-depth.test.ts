@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 /**
  * JSON nested deeper than any real document is refused while it is parsed,

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
-import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { RawConnection, requestHead } from '../support/raw-http.js';
 
 /**
  * Request logs carry no query strings (OAuth codes and states, tokens callers

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
-import { OAuthBrowser } from '../../src/test-support/oauth-browser.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { OAuthBrowser } from '../support/oauth-browser.js';
 
 /**
  * After the login the browser lands on a path of the console, never on

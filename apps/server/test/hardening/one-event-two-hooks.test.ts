@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeDurable, placedHookId, setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { makeDurable, placedHookId, setUpWorld, type World } from '../support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * One event, one GUID, two hooks. GitHub gives an event the same `X-GitHub-Delivery` GUID on every

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../src/test-support/harness.js';
-import { type ProcessStack, prepareProcessStack } from '../../src/test-support/process-stack.js';
-import { ProcessGroup } from '../../src/test-support/processes.js';
-import { RawConnection } from '../../src/test-support/raw-http.js';
+import { eventually } from '../support/harness.js';
+import { type ProcessStack, prepareProcessStack } from '../support/process-stack.js';
+import { ProcessGroup } from '../support/processes.js';
+import { RawConnection } from '../support/raw-http.js';
 
 /**
  * The metrics port (a worker's only port, and every other process's private one) has the API's

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
-import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { RawConnection, requestHead } from '../support/raw-http.js';
 
 /**
  * Every error the server answers is problem+json with a stable code, including

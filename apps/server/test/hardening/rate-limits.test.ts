@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/domain/clock.js';
 import { freePort } from '../../src/free-port.js';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
 import { createZekt, type Zekt } from '../../src/zekt.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 /**
  * Failed authentication is limited per client and per token prefix, API calls

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock, type ManualClock } from '../../src/domain/clock.js';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * A replay — and any dispatch — needs an approved subscription;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
-import { RawConnection, requestHead } from '../../src/test-support/raw-http.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { RawConnection, requestHead } from '../support/raw-http.js';
 
 /**
  * Request bodies cannot exhaust memory or hold connections open. Bytes

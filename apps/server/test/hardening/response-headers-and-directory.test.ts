@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { setUpWorld } from '../../src/test-support/demo-world.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
+import { setUpWorld } from '../support/demo-world.js';
+import { type Harness, startHarness } from '../support/harness.js';
 
 /**
  * defect 12 (with the logout's Origin check in login-redirect.test.ts): HSTS over https,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenForLogin } from '../../src/cli/token.js';
-import { type Harness, startHarness } from '../../src/test-support/harness.js';
-import { OAuthBrowser } from '../../src/test-support/oauth-browser.js';
+import { type Harness, startHarness } from '../support/harness.js';
+import { OAuthBrowser } from '../support/oauth-browser.js';
 
 /**
  * A console user is the numeric GitHub id. GitHub recycles logins: a

@@ -4,8 +4,8 @@ import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { placedHookId, setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { placedHookId, setUpWorld, type World } from '../support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * GitHub sends every tenant's webhooks from the same shared addresses, and anyone who administers

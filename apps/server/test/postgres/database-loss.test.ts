@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDurable, setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
-import { parsePrometheusText, sampleValue } from '../../src/test-support/prometheus-text.js';
-import { createTcpProxy, type TcpProxy } from '../../src/test-support/tcp-proxy.js';
+import { makeDurable, setUpWorld, type World } from '../support/demo-world.js';
+import { eventually, type Harness, startHarness } from '../support/harness.js';
+import { parsePrometheusText, sampleValue } from '../support/prometheus-text.js';
+import { createTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /**
  * Losing the database while running: readiness fails, requests that need the store get

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { isStoreUnavailable } from '../../src/store/store-errors.js';
-import { createTestDatabase, type TestDatabase } from '../../src/test-support/test-database.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
  * Statements on PostgreSQL are prepared with names (store/prepared-statements.ts), so each

@@ -13,7 +13,7 @@ import {
   deleteOrphanedMessages,
 } from '../../src/store/retention.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { createTestDatabase } from '../../src/test-support/test-database.js';
+import { createTestDatabase } from '../support/test-database.js';
 
 /**
  * The hot queries have indexes (issue: growth to tens of millions of records). Each statement the

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecoveryRunner } from '../../src/delivery/recovery-runner.js';
-import { setUpWorld, type World } from '../../src/test-support/demo-world.js';
-import { type ApiResponse, eventually, type Harness, startHarness } from '../../src/test-support/harness.js';
+import { setUpWorld, type World } from '../support/demo-world.js';
+import { type ApiResponse, eventually, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * A replay claims the delivery it replays (`replayed_by`, one conditional update) before it

@@ -2,13 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageDay } from '../../src/domain/usage.js';
 import { USAGE_SHARDS } from '../../src/store/usage.js';
-import { setUpWorld } from '../../src/test-support/demo-world.js';
-import {
-  eventually,
-  type Harness,
-  type HarnessOptions,
-  startHarness,
-} from '../../src/test-support/harness.js';
+import { setUpWorld } from '../support/demo-world.js';
+import { eventually, type Harness, type HarnessOptions, startHarness } from '../support/harness.js';
 
 /**
  * Message intake against the other transactions of its run, on PostgreSQL, with the overlap made

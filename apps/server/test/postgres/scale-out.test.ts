@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentForSimulator } from '../../src/cli/simulator-environment.js';
-import { eventually, freePort } from '../../src/test-support/harness.js';
-import { json, ProcessGroup, type SimProcessInfo } from '../../src/test-support/processes.js';
-import { setUpRemoteWorld } from '../../src/test-support/remote-world.js';
-import { createTcpProxy, type TcpProxy } from '../../src/test-support/tcp-proxy.js';
-import { createTestDatabase } from '../../src/test-support/test-database.js';
+import { eventually, freePort } from '../support/harness.js';
+import { json, ProcessGroup, type SimProcessInfo } from '../support/processes.js';
+import { setUpRemoteWorld } from '../support/remote-world.js';
+import { createTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { createTestDatabase } from '../support/test-database.js';
 
 /**
  * Scale-out: 2 API and 2 worker processes on one PostgreSQL, behind a round-robin TCP

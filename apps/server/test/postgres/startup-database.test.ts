@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorEnvironment } from '../../src/test-support/operator-environment.js';
-import { ADMIN_URL, admin } from '../../src/test-support/test-database.js';
+import { operatorEnvironment } from '../support/operator-environment.js';
+import { ADMIN_URL, admin } from '../support/test-database.js';
 
 /**
  * The database mistakes an operator makes with PostgreSQL, met by the built `zekt` as processes:

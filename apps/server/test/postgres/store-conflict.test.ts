@@ -8,7 +8,7 @@ import {
   type StoreErrorCategory,
   storeErrorCategory,
 } from '../../src/store/store-errors.js';
-import { createTestDatabase, type TestDatabase } from '../../src/test-support/test-database.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
  * A conflict PostgreSQL breaks between two concurrent transactions (a deadlock, a serialization

@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSpanId, runTraceId } from '../../src/domain/trace-context.js';
-import { eventually } from '../../src/test-support/harness.js';
-import {
-  type OtlpReceiver,
-  type ReceivedSpan,
-  startOtlpReceiver,
-} from '../../src/test-support/otlp-receiver.js';
-import { type ProcessStack, prepareProcessStack } from '../../src/test-support/process-stack.js';
-import { type JsonBody, json, ProcessGroup } from '../../src/test-support/processes.js';
-import { type RemoteWorld, setUpRemoteWorld } from '../../src/test-support/remote-world.js';
 import { SPAN_ATTRIBUTE_NAMES } from '../../src/tracing/tracer.js';
+import { eventually } from '../support/harness.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
+import { type ProcessStack, prepareProcessStack } from '../support/process-stack.js';
+import { type JsonBody, json, ProcessGroup } from '../support/processes.js';
+import { type RemoteWorld, setUpRemoteWorld } from '../support/remote-world.js';
 
 /**
  * One trace per provider run, as deployed: an API process and a worker process on one PostgreSQL,

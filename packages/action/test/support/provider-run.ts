@@ -1,5 +1,5 @@
 import type { WebhookDeliveryRecord } from 'zekt-github-sim';
-import type { Harness } from '../../../../apps/server/src/test-support/harness.js';
+import type { Harness } from '../../../../apps/server/test/support/harness.js';
 
 /**
  * A provider workflow run that is still in progress while the action's step runs, as on GitHub:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_STORE } from '../../test-support/test-database.js';
-import { useUnmigratedStores } from '../../test-support/unmigrated-store.js';
+import { TEST_STORE } from '../../../test/support/test-database.js';
+import { useUnmigratedStores } from '../../../test/support/unmigrated-store.js';
 import { isUniqueViolation } from '../store-errors.js';
 
 // Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.

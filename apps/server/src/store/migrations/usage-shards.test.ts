@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, TEST_STORE } from '../../test-support/test-database.js';
-import { stepMigrator } from '../../test-support/unmigrated-store.js';
+import { createTestDatabase, TEST_STORE } from '../../../test/support/test-database.js';
+import { stepMigrator } from '../../../test/support/unmigrated-store.js';
 import { openStore, type Store } from '../store.js';
 import { countUsage, getUsage, USAGE_SHARDS } from '../usage.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TEST_STORE } from '../../test-support/test-database.js';
-import { useUnmigratedStores } from '../../test-support/unmigrated-store.js';
+import { TEST_STORE } from '../../../test/support/test-database.js';
+import { useUnmigratedStores } from '../../../test/support/unmigrated-store.js';
 import { findRedeliveryState, markRecovered } from '../redelivery-requests.js';
 import { recordWebhookDelivery } from '../webhook-deliveries.js';
 

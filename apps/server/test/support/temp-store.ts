@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../store/store.js';
+import { openStore, type Store } from '../../src/store/store.js';
 import {
   copyMigratedSqlite,
   createMigratedTestDatabase,

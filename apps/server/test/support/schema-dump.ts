@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Store } from '../store/store.js';
+import type { Store } from '../../src/store/store.js';
 
 /**
  * The schema of a migrated database as stable text: what the migrations produce, in an order that

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { SimulatorCoordinates } from '../cli/simulator-environment.js';
+import type { SimulatorCoordinates } from '../../src/cli/simulator-environment.js';
 import { eventually } from './harness.js';
 
 /**

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { openStore } from '../store/store.js';
+import { openStore } from '../../src/store/store.js';
 
 /**
  * Which store the integration suites run on. `npm test` runs them twice (vitest projects `sqlite`
@@ -166,7 +166,7 @@ async function migratedSqlite(): Promise<string> {
  * (and on how the store opens a file, for `extra` such as engine/sqlite.ts).
  */
 function migrationsHash(extra: string[] = []): string {
-  const store = fileURLToPath(new URL('../store/', import.meta.url));
+  const store = fileURLToPath(new URL('../../src/store', import.meta.url));
   const migrations = join(store, 'migrations');
   const files = [
     ...readdirSync(migrations)

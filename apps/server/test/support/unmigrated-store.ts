@@ -1,7 +1,7 @@
 import { Migrator } from 'kysely';
 import { afterEach } from 'vitest';
-import { createMigrationProvider } from '../store/migrations/index.js';
-import type { Store } from '../store/store.js';
+import { createMigrationProvider } from '../../src/store/migrations/index.js';
+import type { Store } from '../../src/store/store.js';
 import { openTempStore } from './temp-store.js';
 
 /** A Migrator over `store` that runs Zekt's migrations one step at a time (`migrateTo`). */

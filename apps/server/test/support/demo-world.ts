@@ -1,4 +1,4 @@
-import { ok } from '../cli/zekt-client.js';
+import { ok } from '../../src/cli/zekt-client.js';
 import type { Harness } from './harness.js';
 
 /**

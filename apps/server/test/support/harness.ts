@@ -4,17 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
-import { environmentForSimulator } from '../cli/simulator-environment.js';
-import { createTokenForLogin } from '../cli/token.js';
-import { createZektClient, type ZektClient } from '../cli/zekt-client.js';
-import { type Config, loadConfig } from '../config.js';
-import type { Clock } from '../domain/clock.js';
-import { freePort } from '../free-port.js';
-import { createZekt, type Zekt } from '../zekt.js';
+import { environmentForSimulator } from '../../src/cli/simulator-environment.js';
+import { createTokenForLogin } from '../../src/cli/token.js';
+import { createZektClient, type ZektClient } from '../../src/cli/zekt-client.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { freePort } from '../../src/free-port.js';
+import { createZekt, type Zekt } from '../../src/zekt.js';
 import { injectFetch } from './inject-fetch.js';
 import { copyMigratedSqlite, createMigratedTestDatabase, TEST_STORE } from './test-database.js';
 
-export { freePort } from '../free-port.js';
+export { freePort } from '../../src/free-port.js';
 
 /** What `withoutApp` leaves out of the simulator's environment. */
 export const APP_SETTINGS = [

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createZektClient, ok } from '../cli/zekt-client.js';
+import { createZektClient, ok } from '../../src/cli/zekt-client.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
 
 /**

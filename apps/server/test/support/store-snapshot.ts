@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { Store } from '../../src/store/store.js';
 
 /**
  * Every row of every table of the store, table by table: "did this request write anything?" is

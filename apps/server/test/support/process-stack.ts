@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { environmentForSimulator } from '../cli/simulator-environment.js';
+import { environmentForSimulator } from '../../src/cli/simulator-environment.js';
 import { APP_SETTINGS, freePort } from './harness.js';
 import { json, type ProcessGroup, type SimProcessInfo } from './processes.js';
 import { copyMigratedSqlite, createMigratedTestDatabase, TEST_STORE } from './test-database.js';
