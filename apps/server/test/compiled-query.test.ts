@@ -6,7 +6,7 @@ import type { Store } from '../src/store/store.js';
 import { openTempStore } from './support/temp-store.js';
 import { TEST_STORE } from './support/test-database.js';
 
-// On SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project (vitest.config.ts).
+// On SQLite in the `integration` project and on PostgreSQL in the `postgres` project (vitest.config.ts).
 describe(`hotQuery on ${TEST_STORE}`, () => {
   let store: Store;
   let dispose: () => Promise<void>;

@@ -15,9 +15,9 @@ import pg from 'pg';
 import { openStore } from '../../src/store/store.js';
 
 /**
- * Which store the integration suites run on. `npm test` runs them twice (vitest projects `sqlite`
- * and `postgres`, see vitest.config.ts); each PostgreSQL run creates and drops its own databases on
- * the local server.
+ * Which store a suite runs on: SQLite in the `unit`, `integration` and `e2e` projects, PostgreSQL in
+ * `postgres`, which runs the suites whose result depends on the store again (vitest.config.ts); each
+ * PostgreSQL run creates and drops its own databases on the local server.
  */
 export const TEST_STORE: 'sqlite' | 'postgres' =
   process.env.ZEKT_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';

@@ -3,7 +3,7 @@ import { TEST_STORE } from '../../../test/support/test-database.js';
 import { useUnmigratedStores } from '../../../test/support/unmigrated-store.js';
 import { isUniqueViolation } from '../store-errors.js';
 
-// Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
+// Runs on SQLite in the `unit` project and on PostgreSQL in the `postgres` project.
 describe(`0011-recovery-turns-and-alert-errors (${TEST_STORE})`, () => {
   const emptyStore = useUnmigratedStores();
 

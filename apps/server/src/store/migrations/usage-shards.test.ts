@@ -7,7 +7,7 @@ import { stepMigrator } from '../../../test/support/unmigrated-store.js';
 import { openStore, type Store } from '../store.js';
 import { countUsage, getUsage, USAGE_SHARDS } from '../usage.js';
 
-// Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
+// Runs on SQLite in the `unit` project and on PostgreSQL in the `postgres` project.
 describe(`0009-usage-shards (${TEST_STORE})`, () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {

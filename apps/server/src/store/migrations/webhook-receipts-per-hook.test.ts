@@ -4,7 +4,7 @@ import { useUnmigratedStores } from '../../../test/support/unmigrated-store.js';
 import { findRedeliveryState, markRecovered } from '../redelivery-requests.js';
 import { recordWebhookDelivery } from '../webhook-deliveries.js';
 
-// Runs on SQLite in the `sqlite` project and on PostgreSQL in the `postgres` project.
+// Runs on SQLite in the `unit` project and on PostgreSQL in the `postgres` project.
 describe(`0010-webhook-receipts-per-hook (${TEST_STORE})`, () => {
   const emptyStore = useUnmigratedStores();
 
