@@ -1,15 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Clock } from '../domain/clock.js';
-import type { GitHubClient } from '../github/github-client.js';
 import { type Metrics, noMetrics } from '../metrics/metrics.js';
-import type { DeliveryTokens } from '../security/delivery-token.js';
 import { claimWithContext, nextDeliveryDueAt, releaseClaims } from '../store/deliveries/index.js';
-import type { ClaimedDelivery } from '../store/dispatch-context.js';
 import type { Database } from '../store/schema.js';
-import type { Store } from '../store/store.js';
 import { noTracer, type Tracer } from '../tracing/tracer.js';
-import { createAttempt } from './dispatch-attempt.js';
+import { type AttemptOptions, createAttempt } from './dispatch-attempt.js';
 import { createDispatchPool } from './dispatch-pool.js';
 import type { DeliveryHandoff } from './handoff.js';
 
@@ -25,16 +19,12 @@ import type { DeliveryHandoff } from './handoff.js';
  * pool (dispatch-pool.ts: slots, per-installation caps, the handoff's reservations) and the claim
  * that fills the pool from the store.
  */
-export interface DispatcherOptions {
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  github: GitHubClient;
-  deliveryTokens: DeliveryTokens;
-  /** Public base URL of this service, for `payloadRef` links. */
-  baseUrl: string;
-  /** Identifies this worker's leases. */
-  workerId: string;
+/**
+ * What the dispatcher is given: what each attempt needs (AttemptOptions, with the metrics and
+ * tracer optional here) and the pool's bounds.
+ */
+export interface DispatcherOptions
+  extends Omit<AttemptOptions, 'requestTimeoutMs' | 'metrics' | 'tracer' | 'onRequeued'> {
   leaseMs?: number;
   /** GitHub calls this worker has in flight at most (the pool); default 64. */
   concurrency?: number;
@@ -43,22 +33,6 @@ export interface DispatcherOptions {
   /** Called when a call finished and the pool has room again (wakes the dispatch loop). */
   onCapacity?: () => void;
   requestTimeoutMs?: number;
-  retryScheduleMs?: readonly number[];
-  /** Dispatches per minute per consumer installation; 0 turns pacing off. */
-  installationDispatchRate?: number;
-  /** Delays before each read of a followed consumer run (domain/run-following.ts). */
-  runFollowScheduleMs?: readonly number[];
-  /** Told after a delivery whose run Zekt follows was recorded (wakes the run follower). */
-  onRunFollowed?: () => void;
-  random?: () => number;
-  /**
-   * Told when a durable delivery has used its whole retry schedule and failed, inside the
-   * transaction that records it: what it writes there (the alert) commits with the Failed state,
-   * so a process that dies after the commit cannot lose it.
-   */
-  onExhausted?: (row: ClaimedDelivery, lastFailure: string, trx: Kysely<Database>) => Promise<void>;
-  /** Told after an exhausted delivery's Failed state committed (wakes the alert sender). */
-  afterExhausted?: () => void;
   metrics?: Pick<
     Metrics,
     'dispatchAttempted' | 'endToEnd' | 'pacingDelayed' | 'leaseLost' | 'dispatchStarted'
@@ -112,25 +86,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     onCapacity: options.onCapacity,
   });
   const attempt = createAttempt({
+    ...options,
     store,
     clock,
-    logger: options.logger,
-    github: options.github,
-    deliveryTokens: options.deliveryTokens,
-    baseUrl: options.baseUrl,
-    workerId: options.workerId,
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
-    retryScheduleMs: options.retryScheduleMs,
-    installationDispatchRate: options.installationDispatchRate,
-    runFollowScheduleMs: options.runFollowScheduleMs,
-    random: options.random,
     metrics,
     tracer: options.tracer ?? noTracer,
     // Back in the queue, due later (a retry, a pacing slot): the loop must look for it again.
     onRequeued: () => pool.hint(),
-    onRunFollowed: options.onRunFollowed,
-    onExhausted: options.onExhausted,
-    afterExhausted: options.afterExhausted,
   });
   /** When the last claim looked: what was due then and not claimed is over a cap (see nextDueAt). */
   let lastClaimAt: number | null = null;
