@@ -50,7 +50,7 @@ export interface BenchReport extends BenchMeasurements {
   targets: BenchTarget[];
 }
 
-/** SPEC 3.1: the webhook is answered well inside GitHub's 10 s, target p99 < 50 ms. */
+/** The webhook is answered well inside GitHub's 10 s, target p99 < 50 ms. */
 export const WEBHOOK_ACK_P99_TARGET_MS = 50;
 
 export function judgeBench(measured: BenchMeasurements): BenchReport {

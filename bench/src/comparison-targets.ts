@@ -266,7 +266,7 @@ export interface ZektTargetOptions {
 }
 
 /**
- * Zekt as an operator runs it: `zekt serve` processes (pacing off, as SPEC 4 allows for
+ * Zekt as an operator runs it: `zekt serve` processes (pacing off, as allowed for
  * benchmarks) against the simulator, set up through the management API like `zekt dev` does.
  */
 export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget> {

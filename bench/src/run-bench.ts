@@ -33,7 +33,7 @@ const WARM_UP_RUNS = 10;
 
 /**
  * `zekt bench`: the whole path under load. The service runs as its own process (`zekt serve`, all
- * roles, per-installation pacing off as SPEC 4 allows for benchmarks), so its latency and memory
+ * roles, per-installation pacing off as allowed for benchmarks), so its latency and memory
  * are its own; this process plays GitHub (the simulator) and the load: the demo world of
  * `zekt dev` with durable delivery and a consumer workflow that confirms and completes. N provider
  * runs send their message and complete, `concurrency` at a time; the simulator times each

@@ -210,7 +210,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   // The naive router calls GitHub with as many requests in flight as webhooks arrive; Zekt gets the
   // same toward the one consumer's installation (its default cap, 8, protects tenants from each
   // other, which the isolation scenario measures with the default). Pacing is off for the same
-  // reason (SPEC 4 allows it for benchmarks).
+  // reason (allowed for benchmarks).
   const sameConcurrency = { env: { ZEKT_INSTALLATION_CONCURRENCY: String(options.connections) } };
   const figures: TargetFigures[] = [];
   if (runs('ceiling')) figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
