@@ -395,10 +395,17 @@ describe('delivery by workflow_dispatch, COMPLETION on', () => {
     expect(record.confirmedAt).not.toBeNull();
     expect(Date.parse(record.confirmedAt)).toBeLessThan(Date.parse(record.completedAt));
     expect(await readsOf(record.consumerRun.id)).toEqual([]);
-    // The run's webhooks reached Zekt, and were what completed it.
-    const runs = (await json('GET', `${sim.url}/_sim/consumer-runs?repository=globex/app`))
-      .body as JsonBody[];
-    const consumerRun = runs.find((r) => r.id === record.consumerRun.id)!;
+    // The run's webhooks reached Zekt, and were what completed it. Zekt's state is committed before
+    // its answer reaches the simulator, so wait until the simulator has recorded the last answer.
+    const consumerRun = await eventually(async () => {
+      const runs = (await json('GET', `${sim.url}/_sim/consumer-runs?repository=globex/app`))
+        .body as JsonBody[];
+      const run = runs.find((r) => r.id === record.consumerRun.id)!;
+      const answered = run.webhooks.filter(
+        (w: JsonBody) => w.hookType === 'repository' && w.status !== undefined,
+      );
+      return answered.some((w: JsonBody) => w.action === 'completed') ? run : undefined;
+    });
     expect(
       consumerRun.webhooks
         .filter((w: JsonBody) => w.hookType === 'repository')
