@@ -4,9 +4,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiClient } from '@zekt/server/dist/cli/demo-seed.js';
 import { environmentForSimulator } from '@zekt/server/dist/cli/simulator-environment.js';
 import { createTokenForLogin } from '@zekt/server/dist/cli/token.js';
+import { createZektClient, ok } from '@zekt/server/dist/cli/zekt-client.js';
 import { type Environment, loadStoreConfig } from '@zekt/server/dist/config.js';
 import { freePort } from '@zekt/server/dist/free-port.js';
 import { createSecretBox } from '@zekt/server/dist/security/secret-box.js';
@@ -376,35 +376,53 @@ async function seedZekt(input: {
   const { zektUrl, world, store } = input;
   const providerRepo = `${PROVIDER.account}/${PROVIDER.repository}`;
   const providerToken = (await createTokenForLogin(store, { login: PROVIDER.user, name: 'bench' })).token;
-  const asProvider = apiClient(zektUrl, providerToken);
+  const asProvider = createZektClient({ baseUrl: zektUrl, token: providerToken });
   const subscriptionIds: string[] = [];
-  await asProvider('PUT', `/api/v1/repositories/${providerRepo}/provider`, { enabled: true });
-  await asProvider('PUT', `/api/v1/repositories/${providerRepo}/workflows/${PROVIDER.workflow}`, {
-    whitelisted: true,
+  const owner = PROVIDER.account;
+  const repo = PROVIDER.repository;
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/provider', {
+    params: { path: { owner, repo } },
+    body: { enabled: true },
   });
-  const service = (await asProvider('POST', '/api/v1/services', {
-    repository: providerRepo,
-    workflow: PROVIDER.workflow,
-    slug: 'acme-deploys',
-    eventType: EVENT_TYPE,
-    visibility: 'public',
-    published: true,
-  })) as { id: string };
+  await asProvider.PUT('/api/v1/repositories/{owner}/{repo}/workflows/{file}', {
+    params: { path: { owner, repo, file: PROVIDER.workflow } },
+    body: { whitelisted: true },
+  });
+  const service = await ok(
+    asProvider.POST('/api/v1/services', {
+      body: {
+        repository: providerRepo,
+        workflow: PROVIDER.workflow,
+        slug: 'acme-deploys',
+        eventType: EVENT_TYPE,
+        visibility: 'public',
+        published: true,
+      },
+    }),
+  );
   for (const { spec } of world.consumers) {
-    const asConsumer = apiClient(
-      zektUrl,
-      (await createTokenForLogin(store, { login: spec.user, name: 'bench' })).token,
+    const asConsumer = createZektClient({
+      baseUrl: zektUrl,
+      token: (await createTokenForLogin(store, { login: spec.user, name: 'bench' })).token,
+    });
+    const subscription = await ok(
+      asConsumer.POST('/api/v1/subscriptions', {
+        body: { serviceId: service.id, deliversTo: `${spec.account}/${spec.repo}` },
+      }),
     );
-    const repo = `${spec.account}/${spec.repo}`;
-    const subscription = (await asConsumer('POST', '/api/v1/subscriptions', {
-      serviceId: service.id,
-      deliversTo: repo,
-    })) as { id: string };
     subscriptionIds.push(subscription.id);
-    await asProvider('POST', `/api/v1/subscriptions/${subscription.id}/approve`);
+    await asProvider.POST('/api/v1/subscriptions/{id}/approve', {
+      params: { path: { id: subscription.id } },
+    });
     if (input.durable) {
-      await asConsumer('PUT', `/api/v1/repositories/${repo}/completion-tracking`, { enabled: true });
-      await asConsumer('PATCH', `/api/v1/subscriptions/${subscription.id}`, { durable: true });
+      await asConsumer.PUT('/api/v1/repositories/{owner}/{repo}/completion-tracking', {
+        params: { path: { owner: spec.account, repo: spec.repo } },
+        body: { enabled: true },
+      });
+      await asConsumer.PATCH('/api/v1/subscriptions/{id}', {
+        params: { path: { id: subscription.id } },
+        body: { durable: true },
+      });
     }
   }
   return { providerToken, subscriptionIds };

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from '@zekt/server/dist/cli/bench-workspace.js';
-import { apiClient, DEMO, seedDemo } from '@zekt/server/dist/cli/demo-seed.js';
+import { DEMO, seedDemo } from '@zekt/server/dist/cli/demo-seed.js';
 import { environmentForSimulator } from '@zekt/server/dist/cli/simulator-environment.js';
+import { createZektClient } from '@zekt/server/dist/cli/zekt-client.js';
 import { loadStoreConfig } from '@zekt/server/dist/config.js';
 import { freePort } from '@zekt/server/dist/free-port.js';
 import { openStore, type Store } from '@zekt/server/dist/store/store.js';
@@ -71,10 +72,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const demo = await seedDemo({ zektUrl, sim, store });
     const schema = options.schema ?? 'none';
     if (schema !== 'none') {
-      await apiClient(zektUrl, demo.tokens.provider)('PUT', `/api/v1/services/${demo.serviceId}/schema`, {
-        schema: BENCH_MESSAGE_SCHEMA,
-        enforcement: schema,
-      });
+      await createZektClient({ baseUrl: zektUrl, token: demo.tokens.provider }).PUT(
+        '/api/v1/services/{id}/schema',
+        {
+          params: { path: { id: demo.serviceId } },
+          body: { schema: BENCH_MESSAGE_SCHEMA, enforcement: schema },
+        },
+      );
     }
     const db = store.db;
 

@@ -121,20 +121,3 @@ export async function seedDemo(input: {
     eventType: DEMO.service.eventType,
   };
 }
-
-/** An untyped caller of the API, for the benchmark's setup (the demo itself uses `createZektClient`). */
-export function apiClient(baseUrl: string, token: string) {
-  return async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(baseUrl + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`demo setup: ${method} ${path} answered ${response.status}: ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
-}
