@@ -1,7 +1,7 @@
 /**
  * The code a schema-check thread runs (contracts/schema-check-pool.ts), CommonJS evaluated in the
  * worker: the thread needs no file of its own, so the same code runs from the build and from the
- * sources under test (as store/wal-checkpointer.ts does). It does the Ajv work and nothing else;
+ * sources under test (as store/engine/wal-checkpointer.ts does). It does the Ajv work and nothing else;
  * what its answers mean (pointers, messages) is worked out on the main thread
  * (contracts/schema-errors.ts), where it is typed.
  *
