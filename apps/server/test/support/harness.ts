@@ -94,33 +94,46 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
   if (!database) await copyMigratedSqlite(join(dir, 'zekt.db'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env: Record<string, string | undefined> = {
-    ...environmentForSimulator(sim, {
-      port,
-      dataDir: dir,
-      logLevel: 'silent',
-      nodeEnv: 'test',
-      ...(database ? { databaseUrl: options.rewriteDatabaseUrl?.(database.url) ?? database.url } : {}),
-    }),
-    ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
-    ZEKT_POLL_INTERVAL_MS: '200',
-    // Tests poll the API as fast as they can; the per-token limit has tests of its own.
-    ZEKT_API_CALL_LIMIT: '1000000',
-    ...options.env,
-  };
-  if (options.withoutApp) {
-    for (const name of APP_SETTINGS) delete env[name];
+  // The service must know its URL before it listens (hook URLs, the OAuth callback), so its port is
+  // picked first; another test process may take that port before the service binds it. Then the
+  // service is stopped and started again on another, a few times.
+  let started: { zekt: Zekt; config: Config; url: string } | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env: Record<string, string | undefined> = {
+      ...environmentForSimulator(sim, {
+        port,
+        dataDir: dir,
+        logLevel: 'silent',
+        nodeEnv: 'test',
+        ...(database ? { databaseUrl: options.rewriteDatabaseUrl?.(database.url) ?? database.url } : {}),
+      }),
+      ZEKT_MESSAGE_GRACE_MS: String(options.messageGraceMs ?? 0),
+      ZEKT_POLL_INTERVAL_MS: '200',
+      // Tests poll the API as fast as they can; the per-token limit has tests of its own.
+      ZEKT_API_CALL_LIMIT: '1000000',
+      ...options.env,
+    };
+    if (options.withoutApp) {
+      for (const name of APP_SETTINGS) delete env[name];
+    }
+    const config = loadConfig(env);
+    const candidate = await createZekt({
+      config,
+      role: options.workers === false ? 'api' : 'all',
+      logger: options.logger ?? pino({ level: process.env.ZEKT_TEST_LOG ?? 'silent' }),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
+    try {
+      await candidate.start();
+      started = { zekt: candidate, config, url };
+    } catch (error) {
+      await candidate.stop();
+      if (attempt >= 5 || !portTaken(error)) throw error;
+    }
   }
-  const config = loadConfig(env);
-  const zekt = await createZekt({
-    config,
-    role: options.workers === false ? 'api' : 'all',
-    logger: options.logger ?? pino({ level: process.env.ZEKT_TEST_LOG ?? 'silent' }),
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-  await zekt.start();
+  const { zekt, config, url } = started;
   sim.setAppWebhookUrl(`${url}/webhooks/github`);
 
   const call: Harness['call'] = async (method, path, callOptions = {}) => {
@@ -218,4 +231,10 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** Whether a start failed because its port was taken meanwhile (listen.ts keeps the cause). */
+function portTaken(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  return cause?.code === 'EADDRINUSE';
 }
