@@ -118,8 +118,7 @@ export class ComposeProject {
     try {
       const project = `label=com.docker.compose.project=${this.name}`;
       const containers = (await podman('ps', '-a', '--quiet', '--filter', project)).split('\n');
-      for (const id of containers.filter((line) => line.trim() !== ''))
-        await podman('rm', '--force', '--volumes', id.trim());
+      for (const id of containers.filter((line) => line.trim() !== '')) await removeContainer(id.trim());
       await this.compose('down', '-v');
       const volumes = await podman(
         'volume',
@@ -134,6 +133,23 @@ export class ComposeProject {
         await podman('network', 'rm', '--force', `${this.name}_default`);
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * `podman rm --force` of a container that stops by itself while podman is stopping it fails
+ * ("container state improper: stopped", seen once after a worker outlived SIGTERM's 10 s): the
+ * container is stopped by then, so removing it again succeeds.
+ */
+async function removeContainer(id: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await podman('rm', '--force', '--volumes', id);
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 }
