@@ -40,7 +40,10 @@ export async function findDeliveryOfRun(
     const later = await lookup();
     if (later) return { deliveryId: later.delivery_id };
   }
-  return undefined;
+  // The dispatch may have been recorded between the last lookup and the in-flight check that found
+  // nothing pending any more (its answer and its state commit together): look once more.
+  const last = await lookup();
+  return last && { deliveryId: last.delivery_id };
 }
 
 /** Whether a worker holds a live lease on an unanswered dispatch to the repository right now. */
