@@ -110,6 +110,9 @@ const always = ['apps/server/test/container/**', '**/node_modules/**'];
 // so each level runs more files at once than there are cores; the levels run one after the other
 // (`sequence.groupOrder`), so a burst of Chromium or process start-ups never starves the others.
 // The vitest command line's --maxWorkers overrides these.
+// `isolate: false` (unit, integration, postgres): the files one worker runs share their modules;
+// importing the service again for each file cost more than the tests (CONTRIBUTING.md says what a
+// test must leave behind for that).
 // Three at a time keeps two cores busy without starving the timing-sensitive suites (a WAL
 // checkpointer keeping up, a server answering before the next chunk arrives).
 const workers = {
@@ -142,6 +145,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          isolate: false,
           include: ['apps/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
           exclude: [...e2eInSrc, ...always],
           env: { ZEKT_TEST_STORE: 'sqlite' },
@@ -153,6 +157,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          isolate: false,
           include: ['apps/*/test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ['apps/server/test/postgres/**', ...e2eSuites, ...always],
           env: { ZEKT_TEST_STORE: 'sqlite' },
@@ -164,6 +169,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
+          isolate: false,
           include: storeSuites,
           exclude: always,
           env: { ZEKT_TEST_STORE: 'postgres' },

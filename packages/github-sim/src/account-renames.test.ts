@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 let sim: GitHubSimulator;
 beforeAll(async () => {
-  sim = await createGitHubSimulator();
+  sim = await createTestSimulator();
 });
 afterAll(async () => {
   await sim.close();

@@ -4,8 +4,9 @@ import { Octokit } from '@octokit/core';
 import { type JWTPayload, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, appJwt, installationToken, manualClock, signAppJwt } from '../test/support/github-client.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { JWT_MESSAGES } from './app-jwt.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 let sim: GitHubSimulator | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 
 describe('App JWT → installation token → dispatch (unmodified @octokit/app)', () => {
   it('creates a token, dispatches, records the dispatch, and journals the token request first', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const { installation } = await sim.createInstallation({
       account: { login: 'acme', type: 'Organization' },
       repositories: ['consumer'],
@@ -55,7 +56,7 @@ describe('App JWT → installation token → dispatch (unmodified @octokit/app)'
   });
 
   it('sends GitHub-style rate-limit and request-id headers on every API response', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     for (const path of ['/app', '/no/such/route']) {
       const response = await api(sim, 'GET', path, { authorization: `Bearer ${await appJwt(sim)}` });
       expect(response.headers.get('x-ratelimit-limit')).toBe('5000');
@@ -84,7 +85,7 @@ describe('App JWT rules', () => {
   }
 
   it("accepts Octokit's JWT (iat = now − 30, exp = iat + 600), the client id as iss, and iat 50 s ahead", async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const key = sim.app.privateKeyPem;
     const t = now();
     for (const claims of [
@@ -100,7 +101,7 @@ describe('App JWT rules', () => {
   });
 
   it('rejects expired, too-long-lived, future-issued, wrongly keyed and wrongly issued JWTs with 401', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const key = sim.app.privateKeyPem;
     const t = now();
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -145,7 +146,7 @@ describe('App JWT rules', () => {
   });
 
   it('rejects alg none and HS256 (key confusion with the public key) with 401', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const t = now();
     const claims = { iss: sim.app.id, iat: t - 30, exp: t + 570 };
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -165,7 +166,7 @@ describe('App JWT rules', () => {
   });
 
   it('answers 404 Integration not found for a numeric iss naming no App (as GitHub does for a wrong App id)', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const t = now();
     const token = await signAppJwt(sim.app.privateKeyPem, { iss: sim.app.id + 1, iat: t - 30, exp: t + 570 });
     const response = await getApp(`Bearer ${token}`);
@@ -174,7 +175,7 @@ describe('App JWT rules', () => {
   });
 
   it('answers 401 without credentials and for an unknown token', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     expect((await api(sim, 'GET', '/app')).status).toBe(401);
     const unknown = await api(sim, 'GET', '/installation/repositories', {
       authorization: 'token ghs_unknown',
@@ -184,7 +185,7 @@ describe('App JWT rules', () => {
   });
 
   it('keeps the App JWT and installation tokens to their own endpoints', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['one'],
@@ -202,7 +203,7 @@ describe('App JWT rules', () => {
 
 describe('installation tokens', () => {
   it('reach only their installation’s repositories (404 elsewhere) and permissions (403 beyond)', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const mine = await sim.createInstallation({ account: { login: 'alice' }, repositories: ['one', 'two'] });
     await sim.createInstallation({ account: { login: 'bob' }, repositories: ['other'] });
     const readOnly = await sim.createInstallation({
@@ -243,7 +244,7 @@ describe('installation tokens', () => {
   });
 
   it('refuses narrowing to repositories or permissions the installation does not have (422)', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['one'],
@@ -270,7 +271,7 @@ describe('installation tokens', () => {
 
   it('expire after one hour of the injected clock (401 Bad credentials)', async () => {
     const clock = manualClock();
-    sim = await createGitHubSimulator({ clock });
+    sim = await createTestSimulator({ clock });
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['one'],
@@ -291,7 +292,7 @@ describe('installation tokens', () => {
   });
 
   it('stop working when the installation is deleted', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['one'],

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, appJwt, manualClock, signAppJwt } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 /**
  * GitHub's App manifest flow, GitHub's side: the pages a browser posts a manifest to, the redirect
@@ -73,7 +74,7 @@ type Converted = Record<string, any>;
 
 describe('registering a GitHub App from a manifest', () => {
   it('asks who is signing in, shows the manifest, and sends the browser back with a code and the state', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const fields = { manifest: JSON.stringify(manifest()) };
     const anonymous = await post('/settings/apps/new?state=abc', fields);
     expect(anonymous.status).toBe(200);
@@ -99,7 +100,7 @@ describe('registering a GitHub App from a manifest', () => {
   });
 
   it('trades the code once for the App, its key, webhook secret and OAuth client', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     const { code } = await register('/settings/apps/new', manifest());
     const converted = await convert(code);
@@ -130,7 +131,7 @@ describe('registering a GitHub App from a manifest', () => {
 
   it('lets a code expire after an hour', async () => {
     const clock = manualClock();
-    sim = await createGitHubSimulator({ clock });
+    sim = await createTestSimulator({ clock });
     sim.signIn('alice');
     const { code } = await register('/settings/apps/new', manifest());
     clock.advanceSeconds(3601);
@@ -138,7 +139,7 @@ describe('registering a GitHub App from a manifest', () => {
   });
 
   it('registers an App of an organisation for its members only', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     const { code } = await register('/organizations/acme/settings/apps/new', manifest({ name: 'Acme Zekt' }));
     const app = (await convert(code)).body as Converted;
@@ -152,7 +153,7 @@ describe('registering a GitHub App from a manifest', () => {
   });
 
   it('refuses a taken or too long name, and a manifest GitHub would refuse', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     const fields = (name: string) => ({ manifest: JSON.stringify(manifest()), confirm: 'create', name });
     const taken = await post('/settings/apps/new', fields(sim.app.name));
@@ -177,7 +178,7 @@ describe('registering a GitHub App from a manifest', () => {
   });
 
   it('escapes the manifest and the state it shows', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     const hostile = await post('/settings/apps/new?state=%22%3E%3Cscript%3E', {
       manifest: JSON.stringify(manifest({ name: '<script>alert(1)</script>' })),
@@ -190,7 +191,7 @@ describe('registering a GitHub App from a manifest', () => {
 
 describe('an App registered from a manifest', () => {
   it('signs its own JWTs, gets its own installations, tokens and webhooks, and leaves the first App alone', async () => {
-    sim = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    sim = await createTestSimulator({ allowPrivateHookUrls: true });
     receiver = await startReceiver();
     sim.signIn('alice');
     const { code } = await register(
@@ -264,7 +265,7 @@ describe('an App registered from a manifest', () => {
   });
 
   it('logs users in with its own OAuth client and lists only its installations', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     await sim.createInstallation({ account: { login: 'carol' }, repositories: ['old'] });
     sim.signIn('carol');
     const { code } = await register('/settings/apps/new', manifest());
@@ -308,7 +309,7 @@ describe('an App registered from a manifest', () => {
   });
 
   it('installs a private App only on its owner’s account', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     await convert((await register('/settings/apps/new', manifest({ public: false }))).code);
     sim.signIn('bob');

@@ -7,8 +7,9 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { api, installationToken as createInstallationToken } from '../test/support/github-client.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../test/support/http-receiver.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { waitUntil } from '../test/support/wait-until.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 const HOOK_SECRET = 'consumer-hook-secret';
 const DELIVERY_ID = 'delivery-0b6d2a52-54a4-4a5c-9d7e-6c1f3f6f7e10';
@@ -85,7 +86,7 @@ let octokit: Octokit;
 let installationToken: string;
 beforeAll(async () => {
   hooks = await startReceiver();
-  sim = await createGitHubSimulator({ allowPrivateHookUrls: true });
+  sim = await createTestSimulator({ allowPrivateHookUrls: true });
   zekt = await startFakeZekt(sim);
   const { installation } = await sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
@@ -449,7 +450,7 @@ describe('consumer workflows (repository_dispatch starts a run)', () => {
 describe('closing with consumer runs pending', () => {
   it('aborts runs that are waiting and closes cleanly', async () => {
     const receiver = await startReceiver();
-    const local = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    const local = await createTestSimulator({ allowPrivateHookUrls: true });
     try {
       await local.createInstallation({ account: { login: 'acme' }, repositories: ['consumer'] });
       local.defineConsumerWorkflow({

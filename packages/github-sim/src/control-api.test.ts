@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, installationToken } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 let sim: GitHubSimulator;
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  sim = await createGitHubSimulator();
+  sim = await createTestSimulator();
 });
 afterAll(async () => {
   await sim.close();

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, installationToken } from '../test/support/github-client.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 const DOCS = 'https://docs.github.com/rest/repos/repos#create-a-repository-dispatch-event';
 
 let sim: GitHubSimulator;
 let authorization: string;
 beforeAll(async () => {
-  sim = await createGitHubSimulator();
+  sim = await createTestSimulator();
   const { installation } = await sim.createInstallation({
     account: { login: 'acme' },
     repositories: ['consumer'],

@@ -2,16 +2,17 @@ import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../test/support/github-client.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { waitUntil } from '../test/support/wait-until.js';
 import { httpRequest } from './http-client.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 const clock = manualClock();
 let sim: GitHubSimulator;
 let octokit: Octokit;
 let installationId: number;
 beforeAll(async () => {
-  sim = await createGitHubSimulator({ clock });
+  sim = await createTestSimulator({ clock });
   const { installation } = await sim.createInstallation({
     account: { login: 'globex', type: 'Organization' },
     repositories: ['app', 'web'],

@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, installationToken } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { waitUntil } from '../test/support/wait-until.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 const CREATE_DOCS = 'https://docs.github.com/rest/repos/webhooks#create-a-repository-webhook';
 
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 async function setUp(allowPrivateHookUrls: boolean) {
-  sim = await createGitHubSimulator({ allowPrivateHookUrls });
+  sim = await createTestSimulator({ allowPrivateHookUrls });
   const { installation, repositories } = await sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
     repositories: ['provider'],

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, appJwt } from '../test/support/github-client.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 /** The App's public install page: a person installs it on their account, as on github.com. */
 let sim: GitHubSimulator;
@@ -16,7 +17,7 @@ const form = (repositories: string) => ({
 
 describe('/apps/<slug>/installations/new', () => {
   it('asks someone to sign in first, then installs the App on their account with the repositories named', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     sim.signIn('alice');
     sim.signIn(null);
     const page = `${sim.url}/apps/${sim.app.slug}/installations/new`;
@@ -42,7 +43,7 @@ describe('/apps/<slug>/installations/new', () => {
   });
 
   it('escapes what it shows, and knows only its own App', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const unknown = await fetch(`${sim.url}/apps/someone-else/installations/new`);
     expect(unknown.status).toBe(404);
     const hostile = await fetch(`${sim.url}/apps/${sim.app.slug}/installations/new?login=%3Cscript%3E`);

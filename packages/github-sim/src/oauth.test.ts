@@ -8,7 +8,8 @@ import {
   manualClock,
   userAccessToken,
 } from '../test/support/github-client.js';
-import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator, SimulatorOptions } from './index.js';
 
 let sim: GitHubSimulator | undefined;
 afterEach(async () => {
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 async function start(options: SimulatorOptions = {}): Promise<GitHubSimulator> {
-  sim = await createGitHubSimulator(options);
+  sim = await createTestSimulator(options);
   return sim;
 }
 
@@ -471,11 +472,11 @@ describe('authorize errors', () => {
   });
 
   it('refuses callback URLs that are not http(s) URLs when the simulator starts', async () => {
-    await expect(createGitHubSimulator({ app: { callbackUrls: ['not a url'] } })).rejects.toThrow(
+    await expect(createTestSimulator({ app: { callbackUrls: ['not a url'] } })).rejects.toThrow(
       /callbackUrls/,
     );
     await expect(
-      createGitHubSimulator({ app: { callbackUrls: Array.from({ length: 11 }, () => CALLBACK) } }),
+      createTestSimulator({ app: { callbackUrls: Array.from({ length: 11 }, () => CALLBACK) } }),
     ).rejects.toThrow(/at most 10/);
   });
 });

@@ -1,12 +1,13 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHubSimulator, type GitHubSimulator, type RunWorkflowResult } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator, RunWorkflowResult } from './index.js';
 
 let sim: GitHubSimulator;
 let result: RunWorkflowResult;
 let repositoryId: number;
 beforeAll(async () => {
-  sim = await createGitHubSimulator();
+  sim = await createTestSimulator();
   const { repositories } = await sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
     repositories: [{ name: 'provider', private: true }],

@@ -13,8 +13,9 @@ import {
 } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
 import { toJsonSchema } from '../test/support/openapi-schema.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { waitUntil } from '../test/support/wait-until.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 /**
  * Every REST operation the simulator implements, exercised on success and error paths, must
@@ -143,7 +144,7 @@ let receiver: Receiver;
 const clock = manualClock();
 beforeAll(async () => {
   receiver = await startReceiver();
-  sim = await createGitHubSimulator({
+  sim = await createTestSimulator({
     clock,
     allowPrivateHookUrls: true,
     app: { webhookUrl: `${receiver.url}/app`, events: ['workflow_run'] },
@@ -705,7 +706,7 @@ describe('REST responses conform to GitHub’s OpenAPI description', () => {
   it('lists the App webhook’s deliveries as GitHub records a 401 answer and an unreachable URL', async () => {
     // A receiver that refuses the signature (its secret differs), then a port nobody listens on.
     const refusing = await startReceiver(() => ({ status: 401, body: { detail: 'invalid signature' } }));
-    const own = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    const own = await createTestSimulator({ allowPrivateHookUrls: true });
     try {
       own.setAppWebhookUrl(`${refusing.url}/webhooks/github`);
       await own.createInstallation({ account: { login: 'refused' }, repositories: ['r'] });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, installationToken, manualClock } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 /**
  * Dropped webhooks: GitHub records a delivery its receiver never got and lists it under the hook's
@@ -26,7 +27,7 @@ async function control(method: string, path: string, body?: unknown) {
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  sim = await createGitHubSimulator({ clock, allowPrivateHookUrls: true });
+  sim = await createTestSimulator({ clock, allowPrivateHookUrls: true });
   const { installation } = await sim.createInstallation({
     account: { login: 'acme' },
     repositories: ['api'],
@@ -134,7 +135,7 @@ describe('dropping webhooks', () => {
 
 describe('dropping the webhooks of one hook', () => {
   it('drops one hook of a repository, whose other hook receives the same event under the same GUID', async () => {
-    const own = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    const own = await createTestSimulator({ allowPrivateHookUrls: true });
     const ownReceiver = await startReceiver();
     try {
       const { installation } = await own.createInstallation({

@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 interface WebhookDefinition {
   name: string;
@@ -41,7 +42,7 @@ let sim: GitHubSimulator;
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
-  sim = await createGitHubSimulator({ app: { webhookUrl: `${receiver.url}/app`, events: ['workflow_run'] } });
+  sim = await createTestSimulator({ app: { webhookUrl: `${receiver.url}/app`, events: ['workflow_run'] } });
 });
 afterAll(async () => {
   await sim.close();

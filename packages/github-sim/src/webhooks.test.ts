@@ -3,7 +3,8 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, installationToken } from '../test/support/github-client.js';
 import { type ReceivedRequest, type Receiver, startReceiver } from '../test/support/http-receiver.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
+import type { GitHubSimulator } from './index.js';
 
 let sim: GitHubSimulator | undefined;
 let receiver: Receiver | undefined;
@@ -21,7 +22,7 @@ function signatureOf(secret: string, request: ReceivedRequest): string {
 describe('App-level webhooks', () => {
   it('delivers installation.created to the App webhook URL, signed with the App secret, with GitHub’s headers', async () => {
     receiver = await startReceiver();
-    sim = await createGitHubSimulator({
+    sim = await createTestSimulator({
       app: { webhookUrl: `${receiver.url}/webhooks/github`, events: ['workflow_run'] },
     });
     const { installation, delivery } = await sim.createInstallation({
@@ -73,7 +74,7 @@ describe('App-level webhooks', () => {
 
   it('sends installation_repositories added/removed and installation.deleted', async () => {
     receiver = await startReceiver();
-    sim = await createGitHubSimulator({ app: { webhookUrl: `${receiver.url}/hook` } });
+    sim = await createTestSimulator({ app: { webhookUrl: `${receiver.url}/hook` } });
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['one'],
@@ -103,7 +104,7 @@ describe('App-level webhooks', () => {
   });
 
   it('records a skipped delivery when the App has no webhook URL, and uses the URL once set', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     const first = await sim.createInstallation({ account: { login: 'alice' }, repositories: ['one'] });
     expect(first.delivery).toMatchObject({ status: null, error: 'no webhook URL', url: null });
     receiver = await startReceiver();
@@ -121,7 +122,7 @@ describe('a scripted provider run with a message', () => {
         ? { status: 201, body: zektResponses }
         : { status: 200, body: {} },
     );
-    sim = await createGitHubSimulator({
+    sim = await createTestSimulator({
       allowPrivateHookUrls: true,
       app: { webhookUrl: `${receiver.url}/app-hook`, events: ['workflow_run'] },
     });
@@ -251,7 +252,7 @@ describe('a scripted provider run with a message', () => {
 
   it('sends requested/in_progress when asked, and re-runs with run_attempt + 1', async () => {
     receiver = await startReceiver();
-    sim = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    sim = await createTestSimulator({ allowPrivateHookUrls: true });
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['svc'],
@@ -300,7 +301,7 @@ describe('a scripted provider run with a message', () => {
 
   it('sends hand-made events to the hooks that subscribed to them (sendRepositoryWebhook)', async () => {
     receiver = await startReceiver();
-    sim = await createGitHubSimulator({ allowPrivateHookUrls: true });
+    sim = await createTestSimulator({ allowPrivateHookUrls: true });
     const { installation } = await sim.createInstallation({
       account: { login: 'alice' },
       repositories: ['svc'],
@@ -355,7 +356,7 @@ describe('a scripted provider run with a message', () => {
   });
 
   it('refuses runs in repositories without an installation', async () => {
-    sim = await createGitHubSimulator();
+    sim = await createTestSimulator();
     await expect(sim.runWorkflow({ repository: 'nobody/nothing', workflow: 'deploy.yml' })).rejects.toThrow(
       /not a repository of an installation/,
     );

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { api, installationToken } from '../test/support/github-client.js';
 import { type Receiver, startReceiver } from '../test/support/http-receiver.js';
+import { createTestSimulator } from '../test/support/test-simulator.js';
 import { waitUntil } from '../test/support/wait-until.js';
-import { createGitHubSimulator, type GitHubSimulator } from './index.js';
+import type { GitHubSimulator } from './index.js';
 
 const DELIVERY_ID = 'delivery-0b6d2a52-54a4-4a5c-9d7e-6c1f3f6f7e10';
 const DELIVERY_TOKEN = `zdt_${'b'.repeat(43)}`;
@@ -24,7 +25,7 @@ const definitions: string[] = [];
 beforeAll(async () => {
   hooks = await startReceiver();
   zekt = await startReceiver(() => ({ status: 200, body: { deliveryStatus: 'Confirmed' } }));
-  sim = await createGitHubSimulator({ allowPrivateHookUrls: true });
+  sim = await createTestSimulator({ allowPrivateHookUrls: true });
   const { installation } = await sim.createInstallation({
     account: { login: 'acme', type: 'Organization' },
     repositories: ['consumer'],

@@ -101,18 +101,20 @@ describe('scale-out on PostgreSQL', () => {
 
       // Kill worker-2 once it has done a share of the work and holds leases. For the kill, GitHub
       // answers slowly, so the worker is in the middle of calls (holding their leases) when it dies.
-      const heldBy = async (owner: string) =>
-        (
-          await db.query(
-            'select count(*)::int as n from deliveries where lease_owner = $1 and dispatch_state = $2',
-            [owner, 'pending'],
-          )
-        ).rows[0].n as number;
+      const leasesOf = async (owner: string) =>
+        new Set<string>(
+          (
+            await db.query(
+              'select delivery_id from deliveries where lease_owner = $1 and dispatch_state = $2',
+              [owner, 'pending'],
+            )
+          ).rows.map((r: { delivery_id: string }) => r.delivery_id),
+        );
       await eventually(async () => {
         const { rows } = await db.query(
           "select count(*)::int as n from deliveries where dispatch_state = 'accepted' and lease_owner is null",
         );
-        return rows[0].n >= 300 && (await heldBy('worker-2')) > 0 ? true : undefined;
+        return rows[0].n >= 300 && (await leasesOf('worker-2')).size > 0 ? true : undefined;
       }, 120_000);
       const latency = async (delayMs: number) => {
         await json('DELETE', `${sim.url}/_sim/faults`);
@@ -124,12 +126,15 @@ describe('scale-out on PostgreSQL', () => {
         });
       };
       await latency(400);
-      await eventually(async () => ((await heldBy('worker-2')) > 0 ? true : undefined), 30_000);
+      await eventually(async () => ((await leasesOf('worker-2')).size > 0 ? true : undefined), 30_000);
       await processes.kill(doomed);
       const killedAt = new Date();
+      // What it held at once: on a loaded machine the wait below can outlast a lease it took just
+      // before, and worker-1 takes that lease over before the second read.
+      const orphaned = await leasesOf('worker-2');
       // A statement the worker sent before it died (a claim is one autocommitted UPDATE) may still
       // be running in the server and commit after this: wait until every statement older than the
-      // kill has ended, so the leases read next are all the worker died with.
+      // kill has ended, so the leases read next add those a claim in flight took.
       await eventually(async () => {
         const { rows } = await db.query(
           "select count(*)::int as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and state = 'active' and pid <> pg_backend_pid() and query_start < $1",
@@ -137,13 +142,7 @@ describe('scale-out on PostgreSQL', () => {
         );
         return rows[0].n === 0 ? true : undefined;
       }, 30_000);
-      const orphaned = new Set<string>(
-        (
-          await db.query(
-            "select delivery_id from deliveries where lease_owner = 'worker-2' and dispatch_state = 'pending'",
-          )
-        ).rows.map((r: { delivery_id: string }) => r.delivery_id),
-      );
+      for (const id of await leasesOf('worker-2')) orphaned.add(id);
       await latency(40);
       expect(orphaned.size).toBeGreaterThan(0);
 
