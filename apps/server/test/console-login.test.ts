@@ -49,7 +49,7 @@ describe('console login', () => {
     expect(callback.headers.get('location')).toBe('/');
     const session = callback.headers.getSetCookie().find((c) => c.startsWith('zekt_session='))!;
     expect(session).toMatch(
-      /^zekt_session=zks_[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+      /^zekt_session=zks_[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/,
     );
     expect(browser.cookies.has('zekt_oauth')).toBe(false);
 
@@ -189,6 +189,21 @@ describe('console login without OAuth credentials', () => {
       expect(problem.detail).toContain('GITHUB_CLIENT_ID');
     } finally {
       await bare.close();
+    }
+  });
+});
+
+describe('console login over https', () => {
+  it('names its cookies __Host- and marks them Secure, HttpOnly and SameSite=Lax', async () => {
+    const secure = await startHarness({ env: { ZEKT_BASE_URL: 'https://zekt.example.com' } });
+    try {
+      const start = await secure.zekt.http.inject({ method: 'GET', url: '/auth/login' });
+      expect(start.statusCode).toBe(302);
+      expect(start.headers['set-cookie']).toMatch(
+        /^__Host-zekt_oauth=[A-Za-z0-9_.-]+; Max-Age=600; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
+      );
+    } finally {
+      await secure.close();
     }
   });
 });

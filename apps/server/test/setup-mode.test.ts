@@ -145,7 +145,7 @@ describe('setup mode', () => {
     expect(opened.headers.get('location')).toBe('/setup');
     expect(opened.headers.getSetCookie()).toEqual([
       expect.stringMatching(
-        /^zekt_setup=zss_[A-Za-z0-9_-]{43}; Path=\/; Max-Age=7200; HttpOnly; SameSite=Lax$/,
+        /^zekt_setup=zss_[A-Za-z0-9_-]{43}; Max-Age=7200; Path=\/; HttpOnly; SameSite=Lax$/,
       ),
     ]);
     expect((await (await browser.get('/api/setup')).json()) as object).toEqual(

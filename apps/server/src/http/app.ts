@@ -59,7 +59,7 @@ export async function buildHttpApp(context: AppContext): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installProblemHandlers(app);
-  // Parses `Cookie` before any hook reads the session; `reply.setCookie` writes each Set-Cookie.
+  // Parses `Cookie` before any hook reads the session; `reply.setCookie` writes each Set-Cookie (cookies.ts).
   await app.register(cookie);
   warnOfUntrustedProxy(app, { trustProxy: context.http.trustProxy, logger: context.logger });
   refuseWhileClosing(app);
