@@ -1,9 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
-import { createGitHubSimulator, type GitHubSimulator, type SimulatorOptions } from 'zekt-github-sim';
+import type { GitHubSimulator, SimulatorOptions } from 'zekt-github-sim';
+import { createTestSimulator } from '../../../../packages/github-sim/test/support/test-simulator.js';
 import { environmentForSimulator } from '../../src/cli/simulator-environment.js';
 import { createTokenForLogin } from '../../src/cli/token.js';
 import { createZektClient, type ZektClient } from '../../src/cli/zekt-client.js';
@@ -85,12 +85,9 @@ export interface HarnessOptions {
  * processes are shared (end-to-end tests start separate ones).
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const sim = await createGitHubSimulator({
-    allowPrivateHookUrls: true,
-    oidcSigningKeyPem: testKey('oidc'),
-    ...options.sim,
-    app: { privateKeyPem: testKey('app'), ...options.sim?.app },
-  });
+  // One App key and one OIDC key per test process (test-simulator.ts): no test tells one
+  // harness's keys from another's; a test that needs keys of its own passes them in `sim`.
+  const sim = await createTestSimulator({ allowPrivateHookUrls: true, ...options.sim });
   const dir = mkdtempSync(join(tmpdir(), 'zekt-it-'));
   const database = TEST_STORE === 'postgres' ? await createMigratedTestDatabase() : null;
   if (!database) await copyMigratedSqlite(join(dir, 'zekt.db'));
@@ -190,25 +187,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-const keys = new Map<'app' | 'oidc', string>();
-
-/**
- * The RSA private keys of the simulator's App and of its OIDC issuer, one of each per test
- * process: generating them took a good part of a harness's start, and no test tells one harness's
- * keys from another's (a test that needs keys of its own passes them in `sim`). The two stay
- * distinct, so a token signed with the one never verifies with the other.
- */
-function testKey(use: 'app' | 'oidc'): string {
-  let key = keys.get(use);
-  if (key === undefined) {
-    key = generateKeyPairSync('rsa', { modulusLength: 2048 })
-      .privateKey.export({ type: 'pkcs1', format: 'pem' })
-      .toString();
-    keys.set(use, key);
-  }
-  return key;
 }
 
 function parseBody(text: string): unknown {
