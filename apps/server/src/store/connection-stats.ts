@@ -81,7 +81,8 @@ export async function connectionStats(
   const pending = await db
     .selectFrom('deliveries')
     .select(['subscription_id', sql<number>`count(*)`.as('pending')])
-    .where('dispatch_state', '=', 'pending')
+    // A literal, so the planner can prove the partial index deliveries_due applies.
+    .where('dispatch_state', '=', sql.lit('pending'))
     .where('subscription_id', 'in', subscriptionIds)
     .groupBy('subscription_id')
     .execute();

@@ -146,13 +146,14 @@ table deliveries (
   updated_at bigint not null,
   constraint deliveries_pkey PRIMARY KEY (delivery_id)
 );
+alter table deliveries set (fillfactor=75);
 CREATE INDEX deliveries_awaiting_start ON public.deliveries USING btree (awaiting_start_since) WHERE (awaiting_start_since IS NOT NULL);
 CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consumer_account_id, delivery_id);
 CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
 CREATE INDEX deliveries_consumer_run ON public.deliveries USING btree (consumer_repository_id, consumer_run_id) WHERE (consumer_run_id IS NOT NULL);
 CREATE INDEX deliveries_correlation ON public.deliveries USING btree (correlation_id, consumer_repository_id);
-CREATE INDEX deliveries_dispatched ON public.deliveries USING btree (dispatched_at);
-CREATE INDEX deliveries_due ON public.deliveries USING btree (dispatch_state, next_attempt_at);
+CREATE INDEX deliveries_dispatch_failed ON public.deliveries USING btree (dispatched_at) WHERE (dispatch_state = 'failed'::text);
+CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at) WHERE (dispatch_state = 'pending'::text);
 CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
 CREATE INDEX deliveries_not_started ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (not_started_at IS NOT NULL);
 CREATE UNIQUE INDEX deliveries_pkey ON public.deliveries USING btree (delivery_id);
@@ -199,7 +200,6 @@ table events (
   constraint events_pkey PRIMARY KEY (event_id),
   constraint events_run_key UNIQUE (repository_id, run_id, run_attempt)
 );
-CREATE INDEX events_account_received ON public.events USING btree (account_id, received_at);
 CREATE INDEX events_pending ON public.events USING btree (route_status, route_after);
 CREATE UNIQUE INDEX events_pkey ON public.events USING btree (event_id);
 CREATE UNIQUE INDEX events_run_key ON public.events USING btree (repository_id, run_id, run_attempt);
