@@ -1,12 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import type { MigrationContext } from '../engine/dialect.js';
 
 /**
  * Fewer index entries per delivery. Every full index of `deliveries` takes one entry for each
  * insert and again for each update that is not HOT, and the attempt's update (it changes
- * `dispatch_state`, `next_attempt_at` and `awaiting_start_since`) never is: on PostgreSQL that index
- * upkeep was most of the insert's and the update's time. Partial indexes take entries only for the
- * rows their predicate holds for. What each index of `deliveries` is for, after this migration:
+ * `dispatch_state`, `next_attempt_at` and `awaiting_start_since`) never is. Partial indexes take
+ * entries only for the rows their predicate holds for. What each index of `deliveries` is for, after this migration:
  *
  * - `deliveries_pkey` (delivery_id): lookups by id; and, the id being a UUIDv7 of the delivery's
  *   creation (= `dispatched_at`), the retention sweep's range of expired deliveries
@@ -34,16 +32,20 @@ import type { MigrationContext } from '../engine/dialect.js';
  * `events_account_received` (account_id, received_at) served no query: dropped; the event retention
  * reads its range off the primary key (UUIDv7 of `received_at`) the same way.
  *
- * On PostgreSQL `deliveries` leaves a quarter of each new page free (fillfactor 75): the claim's
- * update (lease, attempt count) changes no indexed column, and with room on the row's page it is a
- * HOT update, which writes no index entry at all. Pages written before keep their layout.
+ * No fillfactor: a free part of each page would let an update that changes no indexed column be
+ * HOT (no index entry at all), but the updates a delivery lives through all change one. The
+ * attempt changes `dispatch_state` and `next_attempt_at` (and sets `awaiting_start_since`), the
+ * consumer's confirm clears `awaiting_start_since`, its complete sets `consumer_conclusion`
+ * (predicate of `deliveries_consumer_failure`), the not-started pass sets `not_started_at`; and a
+ * claim, which would qualify, is rare on PostgreSQL (most deliveries are leased as they are
+ * created). Free space on every page would cost every scan and the cache for that.
  *
- * A process of the previous version running during a rolling upgrade still works: its queries are
- * the same, and its plans read the same indexes but for the two dropped ones (its retention sweep
- * scans).
+ * A process of the previous version running during a rolling upgrade still works, more slowly:
+ * its retention sweep scans, and its queue statements, which pass 'pending' as a parameter, get a
+ * plan made for each run (a generic plan cannot use the partial index).
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was, not as it is now.
-export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promise<void> {
+export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('deliveries_dispatched').execute();
   await db.schema.dropIndex('deliveries_due').execute();
   await db.schema
@@ -59,7 +61,4 @@ export async function up(db: Kysely<any>, { dialect }: MigrationContext): Promis
     .where(sql.ref('dispatch_state'), '=', sql.lit('failed'))
     .execute();
   await db.schema.dropIndex('events_account_received').execute();
-  if (dialect === 'postgres') {
-    await sql`alter table deliveries set (fillfactor = 75)`.execute(db);
-  }
 }

@@ -146,7 +146,6 @@ table deliveries (
   updated_at bigint not null,
   constraint deliveries_pkey PRIMARY KEY (delivery_id)
 );
-alter table deliveries set (fillfactor=75);
 CREATE INDEX deliveries_awaiting_start ON public.deliveries USING btree (awaiting_start_since) WHERE (awaiting_start_since IS NOT NULL);
 CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consumer_account_id, delivery_id);
 CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
