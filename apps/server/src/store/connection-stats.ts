@@ -81,8 +81,7 @@ export async function connectionStats(
   const pending = await db
     .selectFrom('deliveries')
     .select(['subscription_id', sql<number>`count(*)`.as('pending')])
-    // A literal, so the planner can prove the partial index deliveries_due applies.
-    .where('dispatch_state', '=', sql.lit('pending'))
+    .where('dispatch_state', '=', 'pending')
     .where('subscription_id', 'in', subscriptionIds)
     .groupBy('subscription_id')
     .execute();

@@ -161,10 +161,11 @@ describe('query plans on PostgreSQL', () => {
     expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /"dispatched_at" >=/)).toEqual([
       'deliveries_subscription_dispatched',
     ]);
-    // A connection's pending deliveries of any age, from the queue's index (pending ones only).
-    expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /'pending'/)).toEqual([
-      'deliveries_due',
-    ]);
+    // A connection's pending deliveries of any age: the queue's index, or the connection's on a
+    // table whose statistics say it is small; either bounds the read.
+    const pending = await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /"dispatch_state" =/);
+    expect(pending).toHaveLength(1);
+    expect(['deliveries_due', 'deliveries_subscription_dispatched']).toContain(pending[0]);
     // The last event of a quiet connection.
     expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /desc/)).toEqual([
       'deliveries_subscription_dispatched',
@@ -217,10 +218,7 @@ describe('query plans on PostgreSQL', () => {
   });
 
   it("reads /metrics' queue gauges and the reclaimed-lease check from indexes", async () => {
-    // The table's count has no narrower index than any full one; the states' counts have theirs.
-    expect(await indexesUsed(() => readQueueStats(store.db, now), /"total"/)).toEqual(
-      expect.arrayContaining(['deliveries_due', 'deliveries_dispatch_failed']),
-    );
+    expect(await indexesUsed(() => readQueueStats(store.db, now), /group by/)).toEqual(['deliveries_due']);
     expect(await indexesUsed(() => readQueueStats(store.db, now), /awaiting_start_since/)).toEqual([
       'deliveries_awaiting_start',
     ]);

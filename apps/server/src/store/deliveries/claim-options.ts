@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 
 /** What a claim may take: how many, for how long, and of which installations. */
@@ -43,16 +43,12 @@ export function scanSize(options: ClaimOptions): number {
   return 2 * Math.min(options.limit, options.perInstallation ?? options.limit);
 }
 
-/**
- * Deliveries a worker may claim at `now`: pending, due, and with no live lease. 'pending' is a
- * literal: the partial index `deliveries_due` serves a prepared statement's generic plan only when
- * its predicate is in the statement's text.
- */
+/** Deliveries a worker may claim at `now`: pending, due, and with no live lease. */
 export const dueAndFree = <QB extends SelectQueryBuilder<Database, 'deliveries', object>>(
   qb: QB,
   now: number,
 ): QB =>
   qb
-    .where('dispatch_state', '=', sql.lit('pending'))
+    .where('dispatch_state', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)])) as QB;

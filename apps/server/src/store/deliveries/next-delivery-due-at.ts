@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { hotQuery } from '../engine/compiled-query.js';
 import type { Database } from '../schema.js';
 
@@ -20,7 +20,6 @@ const nextDueQuery = hotQuery((db, p: { after: number }) =>
   db
     .selectFrom('deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('due'))
-    // A literal, so the partial index deliveries_due serves the prepared statement's generic plan.
-    .where('dispatch_state', '=', sql.lit('pending'))
+    .where('dispatch_state', '=', 'pending')
     .where('next_attempt_at', '>', p.after),
 );

@@ -151,8 +151,7 @@ CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consu
 CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
 CREATE INDEX deliveries_consumer_run ON public.deliveries USING btree (consumer_repository_id, consumer_run_id) WHERE (consumer_run_id IS NOT NULL);
 CREATE INDEX deliveries_correlation ON public.deliveries USING btree (correlation_id, consumer_repository_id);
-CREATE INDEX deliveries_dispatch_failed ON public.deliveries USING btree (dispatched_at) WHERE (dispatch_state = 'failed'::text);
-CREATE INDEX deliveries_due ON public.deliveries USING btree (next_attempt_at) WHERE (dispatch_state = 'pending'::text);
+CREATE INDEX deliveries_due ON public.deliveries USING btree (dispatch_state, next_attempt_at);
 CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
 CREATE INDEX deliveries_not_started ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (not_started_at IS NOT NULL);
 CREATE UNIQUE INDEX deliveries_pkey ON public.deliveries USING btree (delivery_id);

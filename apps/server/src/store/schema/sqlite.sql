@@ -96,9 +96,7 @@ CREATE INDEX "deliveries_consumer_run" on "deliveries" ("consumer_repository_id"
 
 CREATE INDEX "deliveries_correlation" on "deliveries" ("correlation_id", "consumer_repository_id");
 
-CREATE INDEX "deliveries_dispatch_failed" on "deliveries" ("dispatched_at") where "dispatch_state" = 'failed';
-
-CREATE INDEX "deliveries_due" on "deliveries" ("next_attempt_at") where "dispatch_state" = 'pending';
+CREATE INDEX "deliveries_due" on "deliveries" ("dispatch_state", "next_attempt_at");
 
 CREATE INDEX "deliveries_event" on "deliveries" ("event_id");
 
