@@ -3,7 +3,7 @@ import { completedWorkflowRunExample, githubExamples } from '../../test/support/
 import { buildDispatchBody, DISPATCH_BODY_LIMIT_BYTES } from './client-payload.js';
 import { categorizeFailure } from './error-category.js';
 import { describeInvalidEventType, isValidEventType } from './event-type.js';
-import { isDeliveryId, newDeliveryId, newId, uuidV7 } from './ids.js';
+import { firstDeliveryIdAt, firstIdAt, isDeliveryId, newDeliveryId, newId, uuidV7 } from './ids.js';
 import { nextAttemptAt, requestedDelayMs } from './retry-schedule.js';
 import { decideRouting, type RoutableSubscription } from './routing.js';
 import { parseWorkflowRun } from './run-summary.js';
@@ -20,6 +20,19 @@ describe('ids', () => {
     expect(earlier < later).toBe(true);
     expect(earlier).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(isDeliveryId('delivery-not-a-uuid')).toBe(false);
+  });
+
+  it('bounds the ids made before a millisecond from those made at or after it', () => {
+    const at = Date.UTC(2026, 0, 1);
+    const bound = firstDeliveryIdAt(at);
+    expect(isDeliveryId(bound)).toBe(true);
+    for (let i = 0; i < 200; i++) {
+      expect(newDeliveryId(at - 1) < bound).toBe(true);
+      expect(newDeliveryId(at) >= bound).toBe(true);
+      expect(newId('evt', at - 1) < firstIdAt('evt', at)).toBe(true);
+      expect(newId('evt', at) >= firstIdAt('evt', at)).toBe(true);
+    }
+    expect(newDeliveryId(0) < firstDeliveryIdAt(1)).toBe(true);
   });
 });
 

@@ -30,6 +30,27 @@ export function newDeliveryId(nowMs: number = Date.now()): string {
   return `delivery-${uuidV7(nowMs)}`;
 }
 
+/**
+ * The lowest id of a given kind made at `nowMs`: every id made before that millisecond sorts below
+ * it, every one made at or after it does not. A range of the primary key is then a range of
+ * creation times (the retention sweep reads expired rows that way, with no index on their time).
+ */
+export function firstIdAt(prefix: IdPrefix, nowMs: number): string {
+  return `${prefix}_${firstUuidAt(nowMs).replaceAll('-', '')}`;
+}
+
+/** The lowest delivery id made at `nowMs` (see firstIdAt). */
+export function firstDeliveryIdAt(nowMs: number): string {
+  return `delivery-${firstUuidAt(nowMs)}`;
+}
+
+function firstUuidAt(nowMs: number): string {
+  const time = Math.min(Math.max(0, Math.floor(nowMs)), 2 ** 48 - 1)
+    .toString(16)
+    .padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7000-8000-000000000000`;
+}
+
 export function isDeliveryId(value: string): boolean {
   return /^delivery-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 }

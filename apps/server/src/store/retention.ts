@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { firstDeliveryIdAt, firstIdAt } from '../domain/ids.js';
 import type { Database } from './schema.js';
 
 /**
@@ -44,7 +45,11 @@ async function deleteBatchBefore<T extends keyof Database>(
   );
 }
 
-/** Deliveries (with their attempts) dispatched before `cutoff`. Returns how many were deleted. */
+/**
+ * Deliveries (with their attempts) dispatched before `cutoff`. Returns how many were deleted. The
+ * range is read off the primary key: a delivery's id is a UUIDv7 of its creation, which is its
+ * `dispatched_at` (migration 0017 dropped the index on that column, which served only this).
+ */
 export async function deleteExpiredDeliveries(
   db: Kysely<Database>,
   cutoff: number,
@@ -54,6 +59,7 @@ export async function deleteExpiredDeliveries(
     await db
       .selectFrom('deliveries')
       .select('delivery_id')
+      .where('delivery_id', '<', firstDeliveryIdAt(cutoff))
       .where('dispatched_at', '<', cutoff)
       .limit(batch)
       .execute()
@@ -62,7 +68,10 @@ export async function deleteExpiredDeliveries(
   return deleteKeys(db, 'deliveries', 'delivery_id', ids);
 }
 
-/** Completion events received before `cutoff`, once no delivery refers to them any more. */
+/**
+ * Completion events received before `cutoff`, once no delivery refers to them any more. The range
+ * is read off the primary key, a UUIDv7 of the event's `received_at`.
+ */
 export async function deleteExpiredEvents(
   db: Kysely<Database>,
   cutoff: number,
@@ -72,6 +81,7 @@ export async function deleteExpiredEvents(
     await db
       .selectFrom('events')
       .select('event_id')
+      .where('event_id', '<', firstIdAt('evt', cutoff))
       .where('received_at', '<', cutoff)
       .where('route_status', '!=', 'pending')
       .where(({ not, exists, selectFrom }) =>

@@ -1,15 +1,23 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findDeliveryOfRun } from '../../src/ingest/consumer-run-match.js';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
-import { claimWithContext, findConsumerDelivery, finishAttempt } from '../../src/store/deliveries/index.js';
+import {
+  claimWithContext,
+  findConsumerDelivery,
+  finishAttempt,
+  nextDeliveryDueAt,
+} from '../../src/store/deliveries/index.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { attemptRecorded } from '../../src/store/dispatch-context.js';
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
 import { readQueueStats } from '../../src/store/queue-stats.js';
+import { recentReplayTimes } from '../../src/store/replays.js';
 import {
   deleteExpiredArchives,
   deleteExpiredDeliveries,
+  deleteExpiredEvents,
   deleteOrphanedMessages,
 } from '../../src/store/retention.js';
 import { openStore, type Store } from '../../src/store/store.js';
@@ -41,8 +49,17 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Index names in the plan of the last statement `run` sent whose SQL matches `pick`. */
-async function indexesUsed(run: () => Promise<unknown>, pick: RegExp = /.*/s): Promise<string[]> {
+/**
+ * Index names in the plan of the last statement `run` sent whose SQL matches `pick`. `generic`:
+ * the plan PostgreSQL may keep for a statement prepared by name (store/engine/prepared-statements.ts)
+ * after five runs, planned without the parameters' values; a partial index serves it only when the
+ * statement's text states the index's predicate.
+ */
+async function indexesUsed(
+  run: () => Promise<unknown>,
+  pick: RegExp = /.*/s,
+  { generic = false }: { generic?: boolean } = {},
+): Promise<string[]> {
   captured.length = 0;
   await run();
   const statement = [...captured].reverse().find((q) => pick.test(q.sql));
@@ -51,10 +68,24 @@ async function indexesUsed(run: () => Promise<unknown>, pick: RegExp = /.*/s): P
   await client.connect();
   try {
     await client.query('set enable_seqscan = off');
-    const result = await client.query(
-      `explain (format json) ${statement.sql}`,
-      statement.parameters as unknown[],
-    );
+    let result: pg.QueryResult;
+    if (generic) {
+      await client.query(`prepare picked as ${statement.sql}`);
+      await client.query('set plan_cache_mode = force_generic_plan');
+      const values = statement.parameters.map((value) =>
+        value === null
+          ? 'null'
+          : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+      );
+      result = await client.query(
+        `explain (format json) execute picked${values.length > 0 ? `(${values.join(', ')})` : ''}`,
+      );
+    } else {
+      result = await client.query(
+        `explain (format json) ${statement.sql}`,
+        statement.parameters as unknown[],
+      );
+    }
     const plan = JSON.stringify(result.rows[0]['QUERY PLAN']);
     expect(plan, `${statement.sql}\n${plan}`).not.toContain('"Seq Scan"');
     return [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!);
@@ -71,9 +102,18 @@ describe('query plans on PostgreSQL', () => {
     const uncapped = { owner: 'w', now, leaseMs: 1000, limit: 20 };
     const capped = { ...uncapped, perInstallation: 4, inFlight: new Map([[2, 1]]), skipAccounts: [3] };
     for (const options of [uncapped, capped]) {
-      expect(
-        await indexesUsed(() => claimWithContext(store.db, 'postgres', options), /^with "claimed"/),
-      ).toContain('deliveries_due');
+      for (const generic of [false, true]) {
+        expect(
+          await indexesUsed(() => claimWithContext(store.db, 'postgres', options), /^with "claimed"/, {
+            generic,
+          }),
+        ).toContain('deliveries_due');
+      }
+    }
+    for (const generic of [false, true]) {
+      expect(await indexesUsed(() => nextDeliveryDueAt(store.db, now), /.*/s, { generic })).toEqual([
+        'deliveries_due',
+      ]);
     }
     expect(
       await indexesUsed(() => store.transaction((trx) => takeDueEvent(trx, 'postgres', now)), /^select/),
@@ -118,9 +158,40 @@ describe('query plans on PostgreSQL', () => {
         findConsumerDelivery(store.db, { correlationId: '7', consumerRepositoryId: 20 }),
       ),
     ).toContain('deliveries_correlation');
-    expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now))).toContain(
+    expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /"dispatched_at" >=/)).toEqual([
       'deliveries_subscription_dispatched',
+    ]);
+    // A connection's pending deliveries of any age: the queue's index, or the connection's on a
+    // table whose statistics say it is small; either bounds the read.
+    const pending = await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /"dispatch_state" =/);
+    expect(pending).toHaveLength(1);
+    expect(['deliveries_due', 'deliveries_subscription_dispatched']).toContain(pending[0]);
+    // The last event of a quiet connection.
+    expect(await indexesUsed(() => connectionStats(store.db, ['sub_1'], now), /desc/)).toEqual([
+      'deliveries_subscription_dispatched',
+    ]);
+  });
+
+  it("finds a consumer run's delivery and a dispatch in flight to its repository from partial indexes", async () => {
+    const find = () =>
+      findDeliveryOfRun(store.db, {
+        repositoryId: 20,
+        runId: 5,
+        event: 'workflow_dispatch',
+        now: () => now,
+        waitMs: 1_000,
+      });
+    expect(await indexesUsed(find, /"consumer_run_id" =/)).toEqual(['deliveries_consumer_run']);
+    expect(await indexesUsed(find, /"lease_expires_at" >/)).toEqual(['deliveries_due']);
+  });
+
+  it("reads a delivery's recent replays by its event or its connection's last hour", async () => {
+    // Either bounds the read; which is cheaper depends on the table's statistics.
+    const used = await indexesUsed(() =>
+      recentReplayTimes(store.db, { event_id: 'evt_1', subscription_id: 'sub_1' }, now - 1000),
     );
+    expect(used).toHaveLength(1);
+    expect(['deliveries_event', 'deliveries_subscription_dispatched']).toContain(used[0]);
   });
 
   it("reads a connection's failed attempts from the window's attempts, never its deliveries", async () => {
@@ -160,8 +231,12 @@ describe('query plans on PostgreSQL', () => {
   });
 
   it('finds expired rows for the retention sweeper through indexes', async () => {
-    expect(await indexesUsed(() => deleteExpiredDeliveries(store.db, now, 500), /^select/)).toContain(
-      'deliveries_dispatched',
+    // Deliveries and events by their primary keys, UUIDv7s of their creation times.
+    expect(await indexesUsed(() => deleteExpiredDeliveries(store.db, now, 500), /^select/)).toEqual([
+      'deliveries_pkey',
+    ]);
+    expect(await indexesUsed(() => deleteExpiredEvents(store.db, now, 500), /^select/)).toEqual(
+      expect.arrayContaining(['events_pkey', 'deliveries_event']),
     );
     expect(await indexesUsed(() => deleteExpiredArchives(store.db, now, 500), /^select/)).toContain(
       'archives_expires',

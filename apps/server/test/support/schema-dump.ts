@@ -41,6 +41,12 @@ async function dumpPostgres(store: Store): Promise<string> {
     select tablename, indexname, indexdef from pg_indexes
     where schemaname = 'public' and tablename not like 'kysely_%'
     order by tablename, indexname`.execute(store.db);
+  // Storage parameters (a fillfactor) shape how updates are written, so a change shows in review.
+  const { rows: options } = await sql<{ table_name: string; options: string }>`
+    select rel.relname as table_name, array_to_string(rel.reloptions, ', ') as options
+    from pg_class rel
+    join pg_namespace ns on ns.oid = rel.relnamespace
+    where ns.nspname = 'public' and rel.relkind = 'r' and rel.reloptions is not null`.execute(store.db);
   const tables = [...new Set(columns.map((column) => column.table_name))].sort();
   const blocks = tables.map((table) => {
     const lines = [
@@ -59,7 +65,10 @@ async function dumpPostgres(store: Store): Promise<string> {
     const tableIndexes = indexes
       .filter((index) => index.tablename === table)
       .map((index) => `${index.indexdef};`);
-    return [`table ${table} (\n${lines.join(',\n')}\n);`, ...tableIndexes].join('\n');
+    const storage = options
+      .filter((option) => option.table_name === table)
+      .map((option) => `alter table ${table} set (${option.options});`);
+    return [`table ${table} (\n${lines.join(',\n')}\n);`, ...storage, ...tableIndexes].join('\n');
   });
   return `${blocks.join('\n\n')}\n`;
 }

@@ -151,7 +151,6 @@ CREATE INDEX deliveries_consumer_account ON public.deliveries USING btree (consu
 CREATE INDEX deliveries_consumer_failure ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (consumer_conclusion = 'failure'::text);
 CREATE INDEX deliveries_consumer_run ON public.deliveries USING btree (consumer_repository_id, consumer_run_id) WHERE (consumer_run_id IS NOT NULL);
 CREATE INDEX deliveries_correlation ON public.deliveries USING btree (correlation_id, consumer_repository_id);
-CREATE INDEX deliveries_dispatched ON public.deliveries USING btree (dispatched_at);
 CREATE INDEX deliveries_due ON public.deliveries USING btree (dispatch_state, next_attempt_at);
 CREATE INDEX deliveries_event ON public.deliveries USING btree (event_id);
 CREATE INDEX deliveries_not_started ON public.deliveries USING btree (subscription_id, dispatched_at) WHERE (not_started_at IS NOT NULL);
@@ -199,7 +198,6 @@ table events (
   constraint events_pkey PRIMARY KEY (event_id),
   constraint events_run_key UNIQUE (repository_id, run_id, run_attempt)
 );
-CREATE INDEX events_account_received ON public.events USING btree (account_id, received_at);
 CREATE INDEX events_pending ON public.events USING btree (route_status, route_after);
 CREATE UNIQUE INDEX events_pkey ON public.events USING btree (event_id);
 CREATE UNIQUE INDEX events_run_key ON public.events USING btree (repository_id, run_id, run_attempt);

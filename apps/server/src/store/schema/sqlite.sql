@@ -96,8 +96,6 @@ CREATE INDEX "deliveries_consumer_run" on "deliveries" ("consumer_repository_id"
 
 CREATE INDEX "deliveries_correlation" on "deliveries" ("correlation_id", "consumer_repository_id");
 
-CREATE INDEX "deliveries_dispatched" on "deliveries" ("dispatched_at");
-
 CREATE INDEX "deliveries_due" on "deliveries" ("dispatch_state", "next_attempt_at");
 
 CREATE INDEX "deliveries_event" on "deliveries" ("event_id");
@@ -111,8 +109,6 @@ CREATE INDEX "deliveries_run_follow" on "deliveries" ("run_follow_at") where "ru
 CREATE INDEX "deliveries_subscription_dispatched" on "deliveries" ("subscription_id", "dispatched_at");
 
 CREATE INDEX "delivery_attempts_subscription" on "delivery_attempts" ("subscription_id", "outcome", "started_at");
-
-CREATE INDEX "events_account_received" on "events" ("account_id", "received_at");
 
 CREATE INDEX "events_pending" on "events" ("route_status", "route_after");
 
