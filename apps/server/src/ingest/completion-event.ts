@@ -102,6 +102,7 @@ export async function storeCompletionEvent(
         // committed before us is joined; one committing after us finds the run routed (409).
         const routed = await routeEvent(
           trx,
+          options.store.dialect,
           {
             event_id: eventId,
             repository_id: run.repositoryId,

@@ -11,10 +11,11 @@ import { newDeliveryId } from '../domain/ids.js';
 import { MISSING_MESSAGE_PROBLEM } from '../domain/message-schema.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
-import { insertArchive } from '../store/archives.js';
-import { insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
+import { newDeliveryRow } from '../store/deliveries/index.js';
+import type { SqlDialect } from '../store/engine/dialect.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
+import { writeRoutedEvent } from '../store/routed-event.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
@@ -89,6 +90,7 @@ export interface RouteOptions {
  */
 export async function routeEvent(
   trx: Kysely<Database>,
+  dialect: SqlDialect,
   event: RoutableEvent,
   now: number,
   options: RouteOptions = {},
@@ -206,31 +208,21 @@ export async function routeEvent(
     });
     return { ...row, lease_owner: lease.owner, lease_expires_at: lease.expiresAt, attempt_count: 1 };
   });
-  if (deliveries.length > 0) {
-    await insertArchive(
-      trx,
-      {
-        eventId: event.event_id,
-        summaryJson: archive.summary,
-        payloadJson: archive.payload,
-        payloadBytes: pendingMessage?.payload_bytes ?? 0,
-        expiresAt: now + archiveRetentionMs,
-      },
-      now,
-    );
-    await insertDeliveries(trx, deliveries);
-    for (const delivery of handed) handoff?.hand(delivery);
-  }
-  await finishRouting(
+  await writeRoutedEvent(
     trx,
-    event.event_id,
+    dialect,
     {
-      status: 'routed',
+      eventId: event.event_id,
+      summaryJson: archive.summary,
+      payloadJson: archive.payload,
+      payloadBytes: pendingMessage?.payload_bytes ?? 0,
+      archiveExpiresAt: now + archiveRetentionMs,
       messageId: pendingMessage?.message_id ?? null,
-      deliveriesCreated: deliveries.length,
     },
+    deliveries,
     now,
   );
+  for (const delivery of handed) handoff?.hand(delivery);
   span.end({
     attributes: {
       'zekt.outcome': 'routed',
@@ -255,7 +247,7 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
         const now = clock.now();
         const event = await takeDueEvent(trx, store.dialect, now);
         if (!event) return { outcome: 'idle' };
-        return routeEvent(trx, event, now, {
+        return routeEvent(trx, store.dialect, event, now, {
           archiveRetentionMs: options.archiveRetentionMs,
           handoff,
           tracer: options.tracer,

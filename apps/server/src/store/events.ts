@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, QueryCreator } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { hotQuery } from './engine/compiled-query.js';
@@ -151,27 +151,27 @@ export async function finishRouting(
   });
 }
 
-const finishRoutingQuery = hotQuery(
-  (
-    db,
-    p: {
-      eventId: string;
-      status: 'routed' | 'blocked';
-      now: number;
-      messageId: string | null;
-      deliveriesCreated: number;
-    },
-  ) =>
-    db
-      .updateTable('events')
-      .set({
-        route_status: p.status,
-        routed_at: p.now,
-        message_id: p.messageId,
-        deliveries_created: p.deliveriesCreated,
-      })
-      .where('event_id', '=', p.eventId),
-);
+export type FinishRoutingParams = {
+  eventId: string;
+  status: 'routed' | 'blocked';
+  now: number;
+  messageId: string | null;
+  deliveriesCreated: number;
+};
+
+/** The event's route status, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
+export const buildFinishRouting = (db: QueryCreator<Database>, p: FinishRoutingParams) =>
+  db
+    .updateTable('events')
+    .set({
+      route_status: p.status,
+      routed_at: p.now,
+      message_id: p.messageId,
+      deliveries_created: p.deliveriesCreated,
+    })
+    .where('event_id', '=', p.eventId);
+
+const finishRoutingQuery = hotQuery(buildFinishRouting);
 
 /** The earliest time a pending event becomes due, to sleep exactly until then. */
 export async function nextEventDueAt(db: Kysely<Database>): Promise<number | null> {
