@@ -24,7 +24,13 @@ export async function insertEvent(
   now: number,
 ): Promise<string | null> {
   const eventId = newId('evt', now);
-  const result = await insertEventQuery.execute(db, {
+  const result = await insertEventQuery.execute(db, newEventParams(eventId, event, now));
+  return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
+}
+
+/** The values of a new event's row, by the names its inserts bind them as. */
+export function newEventParams(eventId: string, event: NewEvent, now: number) {
+  return {
     eventId,
     repositoryId: event.repositoryId,
     runId: event.runId,
@@ -37,8 +43,7 @@ export async function insertEvent(
     now,
     routeAfter: event.routeAfter,
     traceParent: event.traceParent ?? null,
-  });
-  return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
+  };
 }
 
 const insertEventQuery = hotQuery(
