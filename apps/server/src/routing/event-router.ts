@@ -14,12 +14,12 @@ import { decideRouting } from '../domain/routing.js';
 import { newDeliveryRow } from '../store/deliveries/index.js';
 import type { SqlDialect } from '../store/engine/dialect.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
-import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
+import { markMessageRouted } from '../store/messages.js';
 import { writeRoutedEvent } from '../store/routed-event.js';
+import { readRouting } from '../store/routing-read.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
-import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 import { countBlocked, getWorkflow } from '../store/workflows.js';
 import { recordDeliverySpan, startRouteSpan } from '../tracing/spans.js';
@@ -103,12 +103,14 @@ export async function routeEvent(
     runAttempt: event.run_attempt,
   };
   const accountId = event.account_id;
-  const message = await getMessageByRunKey(trx, runKey);
-  const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const workflow = workflowRead ?? (await getWorkflow(trx, runKey.repositoryId, event.workflow_path));
-  const subscriptions = workflow?.whitelisted
-    ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
-    : [];
+  const { message, subscriptions } = await readRouting(
+    trx,
+    dialect,
+    { ...runKey, workflowPath: event.workflow_path },
+    Boolean(workflow?.whitelisted),
+  );
+  const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const decision = decideRouting({
     whitelisted: Boolean(workflow?.whitelisted),
     subscriptions,

@@ -21,8 +21,16 @@ import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from 
 import { getMessageByRunKey, upsertMessage } from './messages.js';
 import { recordReceivedEvent } from './received-event.js';
 import { writeRoutedEvent } from './routed-event.js';
+import { readRouting } from './routing-read.js';
 import type { NewDelivery } from './schema.js';
+import { createService } from './services.js';
 import type { Store } from './store.js';
+import {
+  createSubscription,
+  routableSubscriptions,
+  setDurable,
+  setSubscriptionStatus,
+} from './subscriptions.js';
 import { countUsage, getUsage } from './usage.js';
 import { recordWebhookDelivery } from './webhook-deliveries.js';
 import { getWorkflow, recordWorkflowSeen, setWhitelisted, WORKFLOW_SEEN_PRECISION_MS } from './workflows.js';
@@ -256,6 +264,87 @@ export function describeStoreContract(
         'msg_1',
         2,
       ]);
+    });
+
+    it("reads a run's message and the routable subscriptions together, as each is read alone", async () => {
+      await installRepository('acme', false);
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 2, login: 'beta', type: 'Organization', installationId: 22 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        2,
+        [
+          { repositoryId: 20, fullName: 'beta/app', name: 'app', private: true },
+          { repositoryId: 21, fullName: 'beta/web', name: 'web', private: false },
+        ],
+        1,
+      );
+      const service = await createService(
+        store.db,
+        {
+          accountId: 1,
+          repositoryId: 10,
+          workflowPath: summary.workflowPath,
+          slug: 'deploys',
+          eventType: 'deployed',
+          description: '',
+          tags: [],
+          visibility: 'public',
+          published: true,
+        },
+        2,
+      );
+      const subscribe = async (consumerAccountId: number, consumerRepositoryId: number, approve: boolean) => {
+        const row = await createSubscription(
+          store.db,
+          { serviceId: service.service_id, consumerAccountId, consumerRepositoryId, requestedBy: 'alice' },
+          3,
+        );
+        if (row === 'duplicate') throw new Error('the subscription exists already');
+        if (approve)
+          await setSubscriptionStatus(store.db, row.subscription_id, 'requested', 'approved', 'bob', 4);
+        return row.subscription_id;
+      };
+      const durable = await subscribe(2, 20, true);
+      await setDurable(store.db, durable, true, 5);
+      await subscribe(1, 10, true);
+      await subscribe(2, 21, false);
+      await upsertMessage(
+        store.db,
+        {
+          repositoryId: 10,
+          runId: 77,
+          runAttempt: 1,
+          accountId: 1,
+          workflowPath: summary.workflowPath,
+          eventType: 'deployed',
+          payloadJson: '{"a":"\\u00e9\\n"}',
+          payloadBytes: 13,
+          sender: { actor: 'alice' },
+          schemaVersions: { deploys: 2 },
+        },
+        6,
+      );
+      const run = { repositoryId: 10, runId: 77, runAttempt: 1, workflowPath: summary.workflowPath };
+      const read = await readRouting(store.db, store.dialect, run, true);
+      expect(read.subscriptions).toHaveLength(2);
+      expect(read.subscriptions.find((s) => s.subscriptionId === durable)?.durable).toBe(true);
+      expect(read).toEqual({
+        message: await getMessageByRunKey(store.db, run),
+        subscriptions: await routableSubscriptions(store.db, 10, summary.workflowPath),
+      });
+      expect(read.message?.payload).toBe('{"a":"\\u00e9\\n"}');
+      expect(await readRouting(store.db, store.dialect, run, false)).toEqual({
+        message: read.message,
+        subscriptions: [],
+      });
+      expect(await readRouting(store.db, store.dialect, { ...run, runId: 78 }, true)).toEqual({
+        message: undefined,
+        subscriptions: read.subscriptions,
+      });
     });
 
     it('hands out events only once they are due', async () => {
