@@ -2,10 +2,9 @@ import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import { getRepositoryAndWorkflowLockingRun } from '../store/accounts.js';
-import { insertEvent } from '../store/events.js';
+import { recordReceivedEvent } from '../store/received-event.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage, countUsages } from '../store/usage.js';
-import { recordWebhookDelivery } from '../store/webhook-deliveries.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
 import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
 import { noTracer } from '../tracing/tracer.js';
@@ -58,18 +57,11 @@ export async function storeCompletionEvent(
           };
         }
         const { repository } = read;
-        if (!(await recordWebhookDelivery(trx, delivery, now))) {
-          return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
-        }
         const accountId = repository.account_id;
-        const workflow = await recordWorkflowSeen(
+        const received = await recordReceivedEvent(
           trx,
-          { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
-          now,
-          { row: read.workflow },
-        );
-        const eventId = await insertEvent(
-          trx,
+          options.store.dialect,
+          delivery,
           {
             repositoryId: run.repositoryId,
             runId: run.runId,
@@ -81,6 +73,16 @@ export async function storeCompletionEvent(
           },
           now,
         );
+        if (received === 'duplicate-receipt') {
+          return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+        }
+        const workflow = await recordWorkflowSeen(
+          trx,
+          { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+          now,
+          { row: read.workflow },
+        );
+        const { eventId } = received;
         if (eventId === null) {
           await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
           return {
@@ -102,6 +104,7 @@ export async function storeCompletionEvent(
         // committed before us is joined; one committing after us finds the run routed (409).
         const routed = await routeEvent(
           trx,
+          options.store.dialect,
           {
             event_id: eventId,
             repository_id: run.repositoryId,

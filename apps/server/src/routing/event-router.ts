@@ -11,14 +11,15 @@ import { newDeliveryId } from '../domain/ids.js';
 import { MISSING_MESSAGE_PROBLEM } from '../domain/message-schema.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
-import { insertArchive } from '../store/archives.js';
-import { insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
+import { newDeliveryRow } from '../store/deliveries/index.js';
+import type { SqlDialect } from '../store/engine/dialect.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
-import { getMessageByRunKey, markMessageRouted } from '../store/messages.js';
+import { markMessageRouted } from '../store/messages.js';
+import { writeRoutedEvent } from '../store/routed-event.js';
+import { readRouting } from '../store/routing-read.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
-import { routableSubscriptions } from '../store/subscriptions.js';
 import { countUsage } from '../store/usage.js';
 import { countBlocked, getWorkflow } from '../store/workflows.js';
 import { recordDeliverySpan, startRouteSpan } from '../tracing/spans.js';
@@ -89,6 +90,7 @@ export interface RouteOptions {
  */
 export async function routeEvent(
   trx: Kysely<Database>,
+  dialect: SqlDialect,
   event: RoutableEvent,
   now: number,
   options: RouteOptions = {},
@@ -101,12 +103,14 @@ export async function routeEvent(
     runAttempt: event.run_attempt,
   };
   const accountId = event.account_id;
-  const message = await getMessageByRunKey(trx, runKey);
-  const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const workflow = workflowRead ?? (await getWorkflow(trx, runKey.repositoryId, event.workflow_path));
-  const subscriptions = workflow?.whitelisted
-    ? await routableSubscriptions(trx, runKey.repositoryId, event.workflow_path)
-    : [];
+  const { message, subscriptions } = await readRouting(
+    trx,
+    dialect,
+    { ...runKey, workflowPath: event.workflow_path },
+    Boolean(workflow?.whitelisted),
+  );
+  const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const decision = decideRouting({
     whitelisted: Boolean(workflow?.whitelisted),
     subscriptions,
@@ -206,31 +210,21 @@ export async function routeEvent(
     });
     return { ...row, lease_owner: lease.owner, lease_expires_at: lease.expiresAt, attempt_count: 1 };
   });
-  if (deliveries.length > 0) {
-    await insertArchive(
-      trx,
-      {
-        eventId: event.event_id,
-        summaryJson: archive.summary,
-        payloadJson: archive.payload,
-        payloadBytes: pendingMessage?.payload_bytes ?? 0,
-        expiresAt: now + archiveRetentionMs,
-      },
-      now,
-    );
-    await insertDeliveries(trx, deliveries);
-    for (const delivery of handed) handoff?.hand(delivery);
-  }
-  await finishRouting(
+  await writeRoutedEvent(
     trx,
-    event.event_id,
+    dialect,
     {
-      status: 'routed',
+      eventId: event.event_id,
+      summaryJson: archive.summary,
+      payloadJson: archive.payload,
+      payloadBytes: pendingMessage?.payload_bytes ?? 0,
+      archiveExpiresAt: now + archiveRetentionMs,
       messageId: pendingMessage?.message_id ?? null,
-      deliveriesCreated: deliveries.length,
     },
+    deliveries,
     now,
   );
+  for (const delivery of handed) handoff?.hand(delivery);
   span.end({
     attributes: {
       'zekt.outcome': 'routed',
@@ -255,7 +249,7 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
         const now = clock.now();
         const event = await takeDueEvent(trx, store.dialect, now);
         if (!event) return { outcome: 'idle' };
-        return routeEvent(trx, event, now, {
+        return routeEvent(trx, store.dialect, event, now, {
           archiveRetentionMs: options.archiveRetentionMs,
           handoff,
           tracer: options.tracer,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, QueryCreator } from 'kysely';
 import { hotQuery } from './engine/compiled-query.js';
 import type { ArchiveRow, Database } from './schema.js';
 
@@ -27,29 +27,29 @@ export async function insertArchive(
   });
 }
 
-const insertArchiveQuery = hotQuery(
-  (
-    db,
-    p: {
-      eventId: string;
-      summary: string;
-      hasMessage: boolean;
-      payload: string | null;
-      payloadBytes: number;
-      now: number;
-      expiresAt: number;
-    },
-  ) =>
-    db.insertInto('archives').values({
-      event_id: p.eventId,
-      summary: p.summary,
-      has_message: p.hasMessage,
-      payload: p.payload,
-      payload_bytes: p.payloadBytes,
-      archived_at: p.now,
-      expires_at: p.expiresAt,
-    }),
-);
+export type ArchiveParams = {
+  eventId: string;
+  summary: string;
+  hasMessage: boolean;
+  payload: string | null;
+  payloadBytes: number;
+  now: number;
+  expiresAt: number;
+};
+
+/** The archive's insert, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
+export const buildInsertArchive = (db: QueryCreator<Database>, p: ArchiveParams) =>
+  db.insertInto('archives').values({
+    event_id: p.eventId,
+    summary: p.summary,
+    has_message: p.hasMessage,
+    payload: p.payload,
+    payload_bytes: p.payloadBytes,
+    archived_at: p.now,
+    expires_at: p.expiresAt,
+  });
+
+const insertArchiveQuery = hotQuery(buildInsertArchive);
 
 export function getArchive(db: Kysely<Database>, eventId: string): Promise<ArchiveRow | undefined> {
   return db.selectFrom('archives').selectAll().where('event_id', '=', eventId).executeTakeFirst();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, QueryCreator } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { hotQuery } from './engine/compiled-query.js';
@@ -24,7 +24,13 @@ export async function insertEvent(
   now: number,
 ): Promise<string | null> {
   const eventId = newId('evt', now);
-  const result = await insertEventQuery.execute(db, {
+  const result = await insertEventQuery.execute(db, newEventParams(eventId, event, now));
+  return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
+}
+
+/** The values of a new event's row, by the names its inserts bind them as. */
+export function newEventParams(eventId: string, event: NewEvent, now: number) {
+  return {
     eventId,
     repositoryId: event.repositoryId,
     runId: event.runId,
@@ -37,8 +43,7 @@ export async function insertEvent(
     now,
     routeAfter: event.routeAfter,
     traceParent: event.traceParent ?? null,
-  });
-  return Number(result.numAffectedRows ?? 0n) === 1 ? eventId : null;
+  };
 }
 
 const insertEventQuery = hotQuery(
@@ -151,27 +156,27 @@ export async function finishRouting(
   });
 }
 
-const finishRoutingQuery = hotQuery(
-  (
-    db,
-    p: {
-      eventId: string;
-      status: 'routed' | 'blocked';
-      now: number;
-      messageId: string | null;
-      deliveriesCreated: number;
-    },
-  ) =>
-    db
-      .updateTable('events')
-      .set({
-        route_status: p.status,
-        routed_at: p.now,
-        message_id: p.messageId,
-        deliveries_created: p.deliveriesCreated,
-      })
-      .where('event_id', '=', p.eventId),
-);
+export type FinishRoutingParams = {
+  eventId: string;
+  status: 'routed' | 'blocked';
+  now: number;
+  messageId: string | null;
+  deliveriesCreated: number;
+};
+
+/** The event's route status, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
+export const buildFinishRouting = (db: QueryCreator<Database>, p: FinishRoutingParams) =>
+  db
+    .updateTable('events')
+    .set({
+      route_status: p.status,
+      routed_at: p.now,
+      message_id: p.messageId,
+      deliveries_created: p.deliveriesCreated,
+    })
+    .where('event_id', '=', p.eventId);
+
+const finishRoutingQuery = hotQuery(buildFinishRouting);
 
 /** The earliest time a pending event becomes due, to sleep exactly until then. */
 export async function nextEventDueAt(db: Kysely<Database>): Promise<number | null> {

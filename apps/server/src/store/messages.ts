@@ -65,15 +65,19 @@ export async function getMessageByRunKey(
   return (await getMessageByRunKeyQuery.execute(db, { repositoryId, runId, runAttempt })).rows[0];
 }
 
-const getMessageByRunKeyQuery = hotQuery(
-  (db, p: { repositoryId: number; runId: number; runAttempt: number }) =>
-    db
-      .selectFrom('messages')
-      .selectAll()
-      .where('repository_id', '=', p.repositoryId)
-      .where('run_id', '=', p.runId)
-      .where('run_attempt', '=', p.runAttempt),
-);
+/** The read of a run's message, also a part of PostgreSQL's routing read (routing-read-on-postgres.ts). */
+export const buildMessageByRunKey = (
+  db: Kysely<Database>,
+  p: { repositoryId: number; runId: number; runAttempt: number },
+) =>
+  db
+    .selectFrom('messages')
+    .selectAll()
+    .where('repository_id', '=', p.repositoryId)
+    .where('run_id', '=', p.runId)
+    .where('run_attempt', '=', p.runAttempt);
+
+const getMessageByRunKeyQuery = hotQuery(buildMessageByRunKey);
 
 export async function markMessageRouted(db: Kysely<Database>, messageId: string, now: number): Promise<void> {
   await db

@@ -19,8 +19,18 @@ import {
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
 import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';
+import { recordReceivedEvent } from './received-event.js';
+import { writeRoutedEvent } from './routed-event.js';
+import { readRouting } from './routing-read.js';
 import type { NewDelivery } from './schema.js';
+import { createService } from './services.js';
 import type { Store } from './store.js';
+import {
+  createSubscription,
+  routableSubscriptions,
+  setDurable,
+  setSubscriptionStatus,
+} from './subscriptions.js';
 import { countUsage, getUsage } from './usage.js';
 import { recordWebhookDelivery } from './webhook-deliveries.js';
 import { getWorkflow, recordWorkflowSeen, setWhitelisted, WORKFLOW_SEEN_PRECISION_MS } from './workflows.js';
@@ -118,6 +128,223 @@ export function describeStoreContract(
       expect(
         (await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 }))?.event_id,
       ).toBe(first);
+    });
+
+    it("stores a webhook's GUID and its event together: nothing for a known GUID, no event for a known run key", async () => {
+      const event = {
+        repositoryId: 10,
+        runId: 77,
+        runAttempt: 1,
+        accountId: 1,
+        summary,
+        routeAfter: 150,
+        traceParent: '00-'.padEnd(55, 'a'),
+      };
+      const receive = (guid: string, hookId: number | null, now: number, runAttempt = 1) =>
+        store.transaction((trx) =>
+          recordReceivedEvent(
+            trx,
+            store.dialect,
+            { guid, event: 'workflow_run', hookId },
+            { ...event, runAttempt },
+            now,
+          ),
+        );
+      const first = await receive('guid-a', 5, 100);
+      if (first === 'duplicate-receipt') throw new Error('a new GUID was taken for a known one');
+      expect(first.eventId).toMatch(/^evt_/);
+      const stored = await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 });
+      // The very row insertEvent writes.
+      expect(stored).toEqual({
+        event_id: first.eventId,
+        repository_id: 10,
+        run_id: 77,
+        run_attempt: 1,
+        account_id: 1,
+        workflow_path: summary.workflowPath,
+        workflow_name: 'Deploy',
+        conclusion: 'success',
+        summary: JSON.stringify(summary),
+        received_at: 100,
+        route_after: 150,
+        route_status: 'pending',
+        routed_at: null,
+        message_id: null,
+        deliveries_created: 0,
+        trace_parent: event.traceParent,
+      });
+      // The same GUID through the same hook, for another run key: nothing is written.
+      expect(await receive('guid-a', 5, 101, 2)).toBe('duplicate-receipt');
+      expect(
+        await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 2 }),
+      ).toBeUndefined();
+      // Another GUID of a run key received already: its receipt is kept, the event is not.
+      expect(await receive('guid-b', 5, 102)).toEqual({ eventId: null });
+      expect(await receive('guid-b', 5, 103, 2)).toBe('duplicate-receipt');
+      // A GUID remembered in the table of before migration 0010 counts as processed.
+      await store.db
+        .insertInto('webhook_deliveries')
+        .values({ delivery_guid: 'guid-old', event: 'workflow_run', hook_id: null, received_at: 1 })
+        .execute();
+      expect(await receive('guid-old', 5, 104, 3)).toBe('duplicate-receipt');
+      expect(
+        await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 3 }),
+      ).toBeUndefined();
+      const events = await store.db.selectFrom('events').select('event_id').execute();
+      expect(events.map((row) => row.event_id)).toEqual([first.eventId]);
+    });
+
+    it("writes a routed event's archive, deliveries and route status, all or none", async () => {
+      const eventId = await insertEvent(
+        store.db,
+        { repositoryId: 10, runId: 77, runAttempt: 1, accountId: 1, summary, routeAfter: 100 },
+        100,
+      );
+      if (eventId === null) throw new Error('the event was not stored');
+      const delivery = (deliveryId: string, consumerAccountId: number) =>
+        newDeliveryRow(
+          {
+            deliveryId,
+            eventId,
+            subscriptionId: `sub_${consumerAccountId}`,
+            serviceId: 'svc_1',
+            providerAccountId: 1,
+            providerRepositoryId: 10,
+            consumerAccountId,
+            consumerRepositoryId: consumerAccountId * 10,
+            correlationId: '77',
+            runAttempt: 1,
+            eventType: 'deployed',
+            durable: true,
+          },
+          200,
+        );
+      const routed = {
+        eventId,
+        summaryJson: JSON.stringify(summary),
+        payloadJson: '{"a":1}',
+        payloadBytes: 7,
+        archiveExpiresAt: 9_000,
+        messageId: 'msg_1',
+      };
+      const write = (deliveries: NewDelivery[]) =>
+        store.transaction((trx) => writeRoutedEvent(trx, store.dialect, routed, deliveries, 200));
+      // A delivery id taken already fails the write: the archive and the route status go with it.
+      await insertDeliveries(store.db, [delivery('dlv_taken', 9)]);
+      await expect(write([delivery('dlv_1', 2), delivery('dlv_taken', 3)])).rejects.toThrow();
+      expect(await store.db.selectFrom('archives').selectAll().execute()).toEqual([]);
+      expect(
+        (await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 }))?.route_status,
+      ).toBe('pending');
+      expect(await getDelivery(store.db, 'dlv_1')).toBeUndefined();
+
+      await write([delivery('dlv_1', 2), delivery('dlv_2', 3)]);
+      // A flag is 1 on SQLite, true on PostgreSQL.
+      const archives = (await store.db.selectFrom('archives').selectAll().execute()).map((row) => ({
+        ...row,
+        has_message: Boolean(row.has_message),
+      }));
+      expect(archives).toEqual([
+        {
+          event_id: eventId,
+          summary: JSON.stringify(summary),
+          has_message: true,
+          payload: '{"a":1}',
+          payload_bytes: 7,
+          archived_at: 200,
+          expires_at: 9_000,
+        },
+      ]);
+      expect((await getDelivery(store.db, 'dlv_1'))?.consumer_account_id).toBe(2);
+      expect((await getDelivery(store.db, 'dlv_2'))?.consumer_account_id).toBe(3);
+      const event = await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 });
+      expect([event?.route_status, event?.routed_at, event?.message_id, event?.deliveries_created]).toEqual([
+        'routed',
+        200,
+        'msg_1',
+        2,
+      ]);
+    });
+
+    it("reads a run's message and the routable subscriptions together, as each is read alone", async () => {
+      await installRepository('acme', false);
+      await upsertInstalledAccount(
+        store.db,
+        { accountId: 2, login: 'beta', type: 'Organization', installationId: 22 },
+        1,
+      );
+      await upsertRepositories(
+        store.db,
+        2,
+        [
+          { repositoryId: 20, fullName: 'beta/app', name: 'app', private: true },
+          { repositoryId: 21, fullName: 'beta/web', name: 'web', private: false },
+        ],
+        1,
+      );
+      const service = await createService(
+        store.db,
+        {
+          accountId: 1,
+          repositoryId: 10,
+          workflowPath: summary.workflowPath,
+          slug: 'deploys',
+          eventType: 'deployed',
+          description: '',
+          tags: [],
+          visibility: 'public',
+          published: true,
+        },
+        2,
+      );
+      const subscribe = async (consumerAccountId: number, consumerRepositoryId: number, approve: boolean) => {
+        const row = await createSubscription(
+          store.db,
+          { serviceId: service.service_id, consumerAccountId, consumerRepositoryId, requestedBy: 'alice' },
+          3,
+        );
+        if (row === 'duplicate') throw new Error('the subscription exists already');
+        if (approve)
+          await setSubscriptionStatus(store.db, row.subscription_id, 'requested', 'approved', 'bob', 4);
+        return row.subscription_id;
+      };
+      const durable = await subscribe(2, 20, true);
+      await setDurable(store.db, durable, true, 5);
+      await subscribe(1, 10, true);
+      await subscribe(2, 21, false);
+      await upsertMessage(
+        store.db,
+        {
+          repositoryId: 10,
+          runId: 77,
+          runAttempt: 1,
+          accountId: 1,
+          workflowPath: summary.workflowPath,
+          eventType: 'deployed',
+          payloadJson: '{"a":"\\u00e9\\n"}',
+          payloadBytes: 13,
+          sender: { actor: 'alice' },
+          schemaVersions: { deploys: 2 },
+        },
+        6,
+      );
+      const run = { repositoryId: 10, runId: 77, runAttempt: 1, workflowPath: summary.workflowPath };
+      const read = await readRouting(store.db, store.dialect, run, true);
+      expect(read.subscriptions).toHaveLength(2);
+      expect(read.subscriptions.find((s) => s.subscriptionId === durable)?.durable).toBe(true);
+      expect(read).toEqual({
+        message: await getMessageByRunKey(store.db, run),
+        subscriptions: await routableSubscriptions(store.db, 10, summary.workflowPath),
+      });
+      expect(read.message?.payload).toBe('{"a":"\\u00e9\\n"}');
+      expect(await readRouting(store.db, store.dialect, run, false)).toEqual({
+        message: read.message,
+        subscriptions: [],
+      });
+      expect(await readRouting(store.db, store.dialect, { ...run, runId: 78 }, true)).toEqual({
+        message: undefined,
+        subscriptions: read.subscriptions,
+      });
     });
 
     it('hands out events only once they are due', async () => {

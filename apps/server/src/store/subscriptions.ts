@@ -173,7 +173,14 @@ export async function routableSubscriptions(
   workflowPath: string,
 ): Promise<Array<RoutableSubscription & { target: DispatchTarget }>> {
   const { rows } = await routableSubscriptionsQuery.execute(db, { repositoryId, workflowPath });
-  return rows.map((row) => ({
+  return rows.map(toRoutableSubscription);
+}
+
+/** A row of the routable subscriptions' read, as routing takes it. */
+export function toRoutableSubscription(
+  row: RoutableSubscriptionRow,
+): RoutableSubscription & { target: DispatchTarget } {
+  return {
     subscriptionId: row.subscription_id,
     serviceId: row.service_id,
     serviceEventType: row.event_type,
@@ -203,10 +210,14 @@ export async function routableSubscriptions(
       },
       route: routeOfSubscription(row),
     },
-  }));
+  };
 }
 
-const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; workflowPath: string }) =>
+/** The read of routable subscriptions, also a part of PostgreSQL's routing read (routing-read-on-postgres.ts). */
+export const buildRoutableSubscriptions = (
+  db: Kysely<Database>,
+  p: { repositoryId: number; workflowPath: string },
+) =>
   db
     .selectFrom('subscriptions')
     .innerJoin('services', 'services.service_id', 'subscriptions.service_id')
@@ -236,5 +247,10 @@ const routableSubscriptionsQuery = hotQuery((db, p: { repositoryId: number; work
     .where('services.repository_id', '=', p.repositoryId)
     .where('services.workflow_path', '=', p.workflowPath)
     .where('subscriptions.status', '=', 'approved')
-    .orderBy('subscriptions.subscription_id'),
-);
+    .orderBy('subscriptions.subscription_id');
+
+export type RoutableSubscriptionRow = Awaited<
+  ReturnType<ReturnType<typeof buildRoutableSubscriptions>['execute']>
+>[number];
+
+const routableSubscriptionsQuery = hotQuery(buildRoutableSubscriptions);

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { hotQuery } from './engine/compiled-query.js';
 import type { Database } from './schema.js';
 
@@ -40,40 +40,44 @@ export async function recordWebhookDelivery(
 }
 
 // One statement, so the check of the older table costs no round trip on the webhook's path. The
-// parameters are cast: PostgreSQL cannot infer the type of one in a select list.
-const recordWebhookDeliveryQuery = hotQuery(
-  (db, p: { guid: string; event: string; hookId: number; now: number }) =>
-    db
-      .insertInto('webhook_receipts')
-      .columns(['delivery_guid', 'hook_id', 'event', 'received_at'])
-      .expression(
-        db
-          .selectNoFrom([
-            sql<string>`cast(${p.guid} as text)`.as('delivery_guid'),
-            sql<number>`cast(${p.hookId} as bigint)`.as('hook_id'),
-            sql<string>`cast(${p.event} as text)`.as('event'),
-            sql<number>`cast(${p.now} as bigint)`.as('received_at'),
-          ])
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('webhook_deliveries')
-                  .select(sql`1`.as('one'))
-                  .where('delivery_guid', '=', p.guid)
-                  .where((row) =>
-                    row.or([
-                      row('hook_id', '=', p.hookId),
-                      row('hook_id', 'is', null),
-                      sql<boolean>`cast(${p.hookId} as bigint) = ${APP_WEBHOOK_ID}`,
-                    ]),
-                  ),
-              ),
+// parameters are cast: PostgreSQL cannot infer the type of one in a select list. On PostgreSQL it is
+// also the first part of the statement that stores the event (received-event-on-postgres.ts).
+export const buildRecordWebhookDelivery = (
+  db: QueryCreator<Database>,
+  p: { guid: string; event: string; hookId: number; now: number },
+) =>
+  db
+    .insertInto('webhook_receipts')
+    .columns(['delivery_guid', 'hook_id', 'event', 'received_at'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql<string>`cast(${p.guid} as text)`.as('delivery_guid'),
+          sql<number>`cast(${p.hookId} as bigint)`.as('hook_id'),
+          sql<string>`cast(${p.event} as text)`.as('event'),
+          sql<number>`cast(${p.now} as bigint)`.as('received_at'),
+        ])
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries')
+                .select(sql`1`.as('one'))
+                .where('delivery_guid', '=', p.guid)
+                .where((row) =>
+                  row.or([
+                    row('hook_id', '=', p.hookId),
+                    row('hook_id', 'is', null),
+                    sql<boolean>`cast(${p.hookId} as bigint) = ${APP_WEBHOOK_ID}`,
+                  ]),
+                ),
             ),
           ),
-      )
-      .onConflict((oc) => oc.columns(['delivery_guid', 'hook_id']).doNothing()),
-);
+        ),
+    )
+    .onConflict((oc) => oc.columns(['delivery_guid', 'hook_id']).doNothing());
+
+const recordWebhookDeliveryQuery = hotQuery(buildRecordWebhookDelivery);
 
 /**
  * A GUID Zekt processed and the hook it came through: `APP_WEBHOOK_ID` for the App's webhook; a row
