@@ -212,7 +212,6 @@ export async function routeEvent(
   });
   await writeRoutedEvent(
     trx,
-    dialect,
     {
       eventId: event.event_id,
       summaryJson: archive.summary,

@@ -27,7 +27,7 @@ export async function insertArchive(
   });
 }
 
-export type ArchiveParams = {
+type ArchiveParams = {
   eventId: string;
   summary: string;
   hasMessage: boolean;
@@ -37,8 +37,8 @@ export type ArchiveParams = {
   expiresAt: number;
 };
 
-/** The archive's insert, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
-export const buildInsertArchive = (db: QueryCreator<Database>, p: ArchiveParams) =>
+/** The archive's insert, compiled once. */
+const buildInsertArchive = (db: QueryCreator<Database>, p: ArchiveParams) =>
   db.insertInto('archives').values({
     event_id: p.eventId,
     summary: p.summary,

@@ -156,7 +156,7 @@ export async function finishRouting(
   });
 }
 
-export type FinishRoutingParams = {
+type FinishRoutingParams = {
   eventId: string;
   status: 'routed' | 'blocked';
   now: number;
@@ -164,8 +164,8 @@ export type FinishRoutingParams = {
   deliveriesCreated: number;
 };
 
-/** The event's route status, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
-export const buildFinishRouting = (db: QueryCreator<Database>, p: FinishRoutingParams) =>
+/** The event's route status, compiled once. */
+const buildFinishRouting = (db: QueryCreator<Database>, p: FinishRoutingParams) =>
   db
     .updateTable('events')
     .set({

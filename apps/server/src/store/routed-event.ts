@@ -1,19 +1,18 @@
 import type { Kysely } from 'kysely';
 import { insertArchive } from './archives.js';
-import { hotDeliveriesParams, hotDeliveriesShape, insertDeliveries } from './deliveries/insert-deliveries.js';
-import type { SqlDialect } from './engine/dialect.js';
+import { insertDeliveries } from './deliveries/insert-deliveries.js';
 import { finishRouting } from './events.js';
-import { writeRoutedEventOnPostgres } from './routed-event-on-postgres.js';
 import type { Database, NewDelivery } from './schema.js';
 
 /**
- * What routing writes for an event it routed to at least one delivery: the archive of its payload,
- * the deliveries, and the event's route status. One statement on PostgreSQL
- * (routed-event-on-postgres.ts), three on SQLite, where a statement costs no round trip.
+ * What routing writes for an event it routed: the archive of its payload and the deliveries (when
+ * there are any), and the event's route status, in the caller's transaction. Three statements on
+ * both stores: as one statement of data-modifying CTEs on PostgreSQL the round trips went from
+ * three to one, but the server's peak RSS under load rose by ~55 MB, which was not explained
+ * (docs/performance.md).
  */
 export async function writeRoutedEvent(
   db: Kysely<Database>,
-  dialect: SqlDialect,
   event: {
     eventId: string;
     /** The run summary as JSON text (`events.summary`), stored as it is. */
@@ -26,29 +25,6 @@ export async function writeRoutedEvent(
   deliveries: NewDelivery[],
   now: number,
 ): Promise<void> {
-  const shape = deliveries.length > 0 ? hotDeliveriesShape(deliveries) : null;
-  if (dialect === 'postgres' && shape) {
-    await writeRoutedEventOnPostgres(db, shape, {
-      archive: {
-        eventId: event.eventId,
-        summary: event.summaryJson,
-        hasMessage: event.payloadJson !== null,
-        payload: event.payloadJson,
-        payloadBytes: event.payloadBytes,
-        now,
-        expiresAt: event.archiveExpiresAt,
-      },
-      finish: {
-        eventId: event.eventId,
-        status: 'routed',
-        now,
-        messageId: event.messageId,
-        deliveriesCreated: deliveries.length,
-      },
-      deliveries: hotDeliveriesParams(deliveries, shape),
-    });
-    return;
-  }
   if (deliveries.length > 0) {
     await insertArchive(
       db,

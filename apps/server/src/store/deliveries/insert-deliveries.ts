@@ -13,7 +13,7 @@ export async function insertDeliveries(db: Kysely<Database>, deliveries: NewDeli
 }
 
 /** How many rows a compiled insert of deliveries writes, and which columns. */
-export interface DeliveriesShape {
+interface DeliveriesShape {
   count: number;
   columns: string[];
 }
@@ -24,7 +24,7 @@ const MAX_HOT_DELIVERIES = 16;
  * The shape of a compiled insert of these rows, or null when they take the builder: Kysely leaves
  * undefined values out of the SQL, so rows with different columns cannot share one text.
  */
-export function hotDeliveriesShape(deliveries: NewDelivery[]): DeliveriesShape | null {
+function hotDeliveriesShape(deliveries: NewDelivery[]): DeliveriesShape | null {
   const columns = Object.keys(deliveries[0] as NewDelivery);
   const sameColumns = deliveries.every(
     (row) =>
@@ -35,10 +35,7 @@ export function hotDeliveriesShape(deliveries: NewDelivery[]): DeliveriesShape |
   return { count: deliveries.length, columns };
 }
 
-export function hotDeliveriesParams(
-  deliveries: NewDelivery[],
-  shape: DeliveriesShape,
-): Record<string, unknown> {
+function hotDeliveriesParams(deliveries: NewDelivery[], shape: DeliveriesShape): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   deliveries.forEach((row, i) => {
     for (const c of shape.columns) params[`${i}.${c}`] = (row as Record<string, unknown>)[c];
@@ -46,8 +43,8 @@ export function hotDeliveriesParams(
   return params;
 }
 
-/** The insert of one shape, also a part of PostgreSQL's routed-event statement (routed-event-on-postgres.ts). */
-export const buildInsertDeliveries =
+/** The insert of one shape. */
+const buildInsertDeliveries =
   ({ count, columns }: DeliveriesShape) =>
   (db: QueryCreator<Database>, p: Record<string, unknown>) =>
     db
