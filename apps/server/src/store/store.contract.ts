@@ -202,21 +202,8 @@ export function describeStoreContract(
       );
       if (eventId === null) throw new Error('the event was not stored');
       const delivery = (deliveryId: string, consumerAccountId: number) =>
-        newDeliveryRow(
-          {
-            deliveryId,
-            eventId,
-            subscriptionId: `sub_${consumerAccountId}`,
-            serviceId: 'svc_1',
-            providerAccountId: 1,
-            providerRepositoryId: 10,
-            consumerAccountId,
-            consumerRepositoryId: consumerAccountId * 10,
-            correlationId: '77',
-            runAttempt: 1,
-            eventType: 'deployed',
-            durable: true,
-          },
+        contractDelivery(
+          { deliveryId, eventId, subscriptionId: `sub_${consumerAccountId}`, consumerAccountId },
           200,
         );
       const routed = {
@@ -509,21 +496,8 @@ export function describeStoreContract(
 
     describe('delivery leases', () => {
       const delivery = (id: string, nextAttemptAt: number, consumerAccountId = 2): NewDelivery =>
-        newDeliveryRow(
-          {
-            deliveryId: id,
-            eventId: 'evt_1',
-            subscriptionId: 'sub_1',
-            serviceId: 'svc_1',
-            providerAccountId: 1,
-            providerRepositoryId: 10,
-            consumerAccountId,
-            consumerRepositoryId: consumerAccountId * 10,
-            correlationId: '77',
-            runAttempt: 1,
-            eventType: 'deployed',
-            durable: true,
-          },
+        contractDelivery(
+          { deliveryId: id, eventId: 'evt_1', subscriptionId: 'sub_1', consumerAccountId },
           nextAttemptAt,
         );
 
@@ -664,4 +638,25 @@ export function describeStoreContract(
       });
     });
   });
+}
+
+/** A durable delivery of run 77 from account 1's repository 10 to a repository of `consumerAccountId`. */
+function contractDelivery(
+  ids: { deliveryId: string; eventId: string; subscriptionId: string; consumerAccountId: number },
+  now: number,
+): NewDelivery {
+  return newDeliveryRow(
+    {
+      ...ids,
+      serviceId: 'svc_1',
+      providerAccountId: 1,
+      providerRepositoryId: 10,
+      consumerRepositoryId: ids.consumerAccountId * 10,
+      correlationId: '77',
+      runAttempt: 1,
+      eventType: 'deployed',
+      durable: true,
+    },
+    now,
+  );
 }
