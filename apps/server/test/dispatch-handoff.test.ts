@@ -89,13 +89,15 @@ describe('deliveries handed to the dispatcher at creation', () => {
       .where('login', '=', 'globex')
       .executeTakeFirstOrThrow();
     await h.zekt.dispatcher.idle();
-    const failed = withHandoff(h.zekt.dispatcher, (handoff) =>
-      h.zekt.store.transaction(async () => {
+    const failed = withHandoff(
+      h.zekt.dispatcher,
+      (work) => h.zekt.store.transaction(work),
+      async (_trx, handoff) => {
         expect(handoff?.reserve(consumer.account_id)).toMatchObject({ owner: expect.any(String) });
         // The only slot is held by this transaction now.
         expect(h.zekt.dispatcher.reserve(consumer.account_id)).toBeNull();
         throw new Error('the unit failed after reserving');
-      }),
+      },
     );
     await expect(failed).rejects.toThrow('the unit failed after reserving');
     const lease = h.zekt.dispatcher.reserve(consumer.account_id);

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { ClaimedDelivery, DispatchContext } from '../store/dispatch-context.js';
+import type { Database } from '../store/schema.js';
 
 /**
  * Lease at creation. A delivery created while this process's dispatcher has room for
@@ -38,28 +40,37 @@ export interface HandoffInTransaction {
 }
 
 /**
- * Runs `transaction` (a store transaction, resolved once durable) with a handoff for the
+ * Runs `work` in `transaction` (a store transaction, resolved once durable) with a handoff for the
  * deliveries it creates: they start when it resolves, and every slot it reserved is given back
- * if it rejects, so a rolled-back unit or a failed COMMIT never leaks a slot.
+ * if it rejects, so a rolled-back unit or a failed COMMIT never leaks a slot. A shared transaction
+ * may run `work` a second time after its group rolled back (store/engine/shared-transactions.ts):
+ * each run starts afresh, with what the run before reserved given back.
  */
 export async function withHandoff<T>(
   handoff: DeliveryHandoff | undefined,
-  transaction: (handoff: HandoffInTransaction | undefined) => Promise<T>,
+  transaction: <U>(work: (trx: Kysely<Database>) => Promise<U>) => Promise<U>,
+  work: (trx: Kysely<Database>, handoff: HandoffInTransaction | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!handoff) return transaction(undefined);
-  const reserved: number[] = [];
-  const handed: HandedDelivery[] = [];
+  if (!handoff) return transaction((trx) => work(trx, undefined));
+  let reserved: number[] = [];
+  let handed: HandedDelivery[] = [];
+  const inTransaction: HandoffInTransaction = {
+    reserve(consumerAccountId) {
+      const lease = handoff.reserve(consumerAccountId);
+      if (lease) reserved.push(consumerAccountId);
+      return lease;
+    },
+    hand(delivery) {
+      handed.push(delivery);
+    },
+  };
   let result: T;
   try {
-    result = await transaction({
-      reserve(consumerAccountId) {
-        const lease = handoff.reserve(consumerAccountId);
-        if (lease) reserved.push(consumerAccountId);
-        return lease;
-      },
-      hand(delivery) {
-        handed.push(delivery);
-      },
+    result = await transaction((trx) => {
+      if (reserved.length > 0) handoff.release(reserved);
+      reserved = [];
+      handed = [];
+      return work(trx, inTransaction);
     });
   } catch (error) {
     handoff.release(reserved);

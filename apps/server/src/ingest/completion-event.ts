@@ -39,90 +39,98 @@ export async function storeCompletionEvent(
   const now = options.clock.now();
   const tracer = options.tracer ?? noTracer;
   const span = startWebhookSpan(tracer, run, delivery.guid);
-  const outcome = await withHandoff(options.handoff, (handoff) =>
-    options.store.transaction(
-      async (trx): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
-        // First, and on PostgreSQL under the run's lock: a message of this run being stored right
-        // now commits before this reads the run's message (store/accounts.ts).
-        const read = await getRepositoryAndWorkflowLockingRun(
+  // Shared: concurrent webhooks share one transaction and its statements on PostgreSQL. Every row
+  // two of them may both write goes through a shared statement (the GUID, the run's event, the
+  // usage counters) or is one they may both write in any order (the workflow's sighting).
+  const outcome = await withHandoff(
+    options.handoff,
+    (work) => options.store.sharedTransaction(work),
+    async (trx, handoff): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
+      // First, and on PostgreSQL under the run's lock: a message of this run being stored right
+      // now commits before this reads the run's message (store/accounts.ts).
+      const read = await getRepositoryAndWorkflowLockingRun(
+        trx,
+        options.store.dialect,
+        run,
+        run.summary.workflowPath,
+      );
+      if (!read?.repository.provider_enabled || read.repository.removed_at !== null) {
+        return {
+          outcome: 'ignored',
+          detail: `${run.summary.repository} is not enabled as a provider repository`,
+        };
+      }
+      const { repository } = read;
+      const accountId = repository.account_id;
+      const received = await recordReceivedEvent(
+        trx,
+        options.store.dialect,
+        delivery,
+        {
+          repositoryId: run.repositoryId,
+          runId: run.runId,
+          runAttempt: run.runAttempt,
+          accountId,
+          summary: run.summary,
+          routeAfter: now + options.messageGraceMs,
+          traceParent: span.traceparent,
+        },
+        now,
+      );
+      if (received === 'duplicate-receipt') {
+        return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+      }
+      const workflow = await recordWorkflowSeen(
+        trx,
+        { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+        now,
+        { row: read.workflow },
+      );
+      const { eventId } = received;
+      if (eventId === null) {
+        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+        return {
+          outcome: 'duplicate',
+          detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
+        };
+      }
+      // The account's counters are rows every event of the account updates: counted last, in one
+      // statement, so on PostgreSQL concurrent transactions wait on each other's lock for the least
+      // time.
+      const counted = () =>
+        countUsages(
           trx,
           options.store.dialect,
-          run,
-          run.summary.workflowPath,
-        );
-        if (!read?.repository.provider_enabled || read.repository.removed_at !== null) {
-          return {
-            outcome: 'ignored',
-            detail: `${run.summary.repository} is not enabled as a provider repository`,
-          };
-        }
-        const { repository } = read;
-        const accountId = repository.account_id;
-        const received = await recordReceivedEvent(
-          trx,
-          options.store.dialect,
-          delivery,
-          {
-            repositoryId: run.repositoryId,
-            runId: run.runId,
-            runAttempt: run.runAttempt,
-            accountId,
-            summary: run.summary,
-            routeAfter: now + options.messageGraceMs,
-            traceParent: span.traceparent,
-          },
+          accountId,
+          ['webhookDeliveriesReceived', 'eventsReceived'],
           now,
         );
-        if (received === 'duplicate-receipt') {
-          return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
-        }
-        const workflow = await recordWorkflowSeen(
-          trx,
-          { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
-          now,
-          { row: read.workflow },
-        );
-        const { eventId } = received;
-        if (eventId === null) {
-          await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
-          return {
-            outcome: 'duplicate',
-            detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
-          };
-        }
-        // The account's counters are rows every event of the account updates: counted last, in one
-        // statement, so on PostgreSQL concurrent webhooks wait on each other's lock for one round trip
-        // instead of for the rest of the transaction.
-        const counted = () =>
-          countUsages(trx, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
-        if (!options.routeInline || options.messageGraceMs > 0) {
-          await counted();
-          return { outcome: 'accepted', eventId };
-        }
-        // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
-        // together and no second transaction (nor a router pass) is needed. A message of this run
-        // committed before us is joined; one committing after us finds the run routed (409).
-        const routed = await routeEvent(
-          trx,
-          options.store.dialect,
-          {
-            event_id: eventId,
-            repository_id: run.repositoryId,
-            run_id: run.runId,
-            run_attempt: run.runAttempt,
-            account_id: accountId,
-            workflow_path: run.summary.workflowPath,
-            summary: JSON.stringify(run.summary),
-            received_at: now,
-            trace_parent: span.traceparent,
-          },
-          now,
-          { workflowRead: workflow, handoff, tracer },
-        );
+      if (!options.routeInline || options.messageGraceMs > 0) {
         await counted();
-        return { outcome: 'accepted', eventId, routed };
-      },
-    ),
+        return { outcome: 'accepted', eventId };
+      }
+      // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
+      // together and no second transaction (nor a router pass) is needed. A message of this run
+      // committed before us is joined; one committing after us finds the run routed (409).
+      const routed = await routeEvent(
+        trx,
+        options.store.dialect,
+        {
+          event_id: eventId,
+          repository_id: run.repositoryId,
+          run_id: run.runId,
+          run_attempt: run.runAttempt,
+          account_id: accountId,
+          workflow_path: run.summary.workflowPath,
+          summary: JSON.stringify(run.summary),
+          received_at: now,
+          trace_parent: span.traceparent,
+        },
+        now,
+        { workflowRead: workflow, handoff, tracer, alongside: counted },
+      );
+      return { outcome: 'accepted', eventId, routed };
+    },
   );
   const eventId = 'eventId' in outcome ? outcome.eventId : undefined;
   span.end({ attributes: { 'zekt.outcome': outcome.outcome, 'zekt.event.id': eventId } });

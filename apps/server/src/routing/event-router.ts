@@ -80,6 +80,11 @@ export interface RouteOptions {
   handoff?: HandoffInTransaction | undefined;
   /** Spans of the run's trace (default: none). */
   tracer?: Tracer | undefined;
+  /**
+   * The caller's own last writes, sent with routing's last ones (on PostgreSQL a group then flushes
+   * them in the same turn of the event loop).
+   */
+  alongside?: (() => Promise<unknown>) | undefined;
 }
 
 /**
@@ -95,7 +100,13 @@ export async function routeEvent(
   now: number,
   options: RouteOptions = {},
 ): Promise<Exclude<RouteResult, { outcome: 'idle' }>> {
-  const { archiveRetentionMs = RETENTION_MS.archives, workflowRead, handoff, tracer = noTracer } = options;
+  const {
+    archiveRetentionMs = RETENTION_MS.archives,
+    workflowRead,
+    handoff,
+    tracer = noTracer,
+    alongside = async () => undefined,
+  } = options;
   const span = startRouteSpan(tracer, event);
   const runKey = {
     repositoryId: event.repository_id,
@@ -142,12 +153,15 @@ export async function routeEvent(
     if (decision.reason === 'workflow_not_whitelisted')
       await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
     await countUsage(trx, accountId, 'eventsBlocked', now);
-    await finishRouting(
-      trx,
-      event.event_id,
-      { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
-      now,
-    );
+    await Promise.all([
+      finishRouting(
+        trx,
+        event.event_id,
+        { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
+        now,
+      ),
+      alongside(),
+    ]);
     span.end({ attributes: { 'zekt.outcome': 'blocked', 'zekt.deliveries': 0 } });
     return { outcome: 'blocked', eventId: event.event_id, reason: decision.reason };
   }
@@ -210,19 +224,23 @@ export async function routeEvent(
     });
     return { ...row, lease_owner: lease.owner, lease_expires_at: lease.expiresAt, attempt_count: 1 };
   });
-  await writeRoutedEvent(
-    trx,
-    {
-      eventId: event.event_id,
-      summaryJson: archive.summary,
-      payloadJson: archive.payload,
-      payloadBytes: pendingMessage?.payload_bytes ?? 0,
-      archiveExpiresAt: now + archiveRetentionMs,
-      messageId: pendingMessage?.message_id ?? null,
-    },
-    deliveries,
-    now,
-  );
+  await Promise.all([
+    writeRoutedEvent(
+      trx,
+      dialect,
+      {
+        eventId: event.event_id,
+        summaryJson: archive.summary,
+        payloadJson: archive.payload,
+        payloadBytes: pendingMessage?.payload_bytes ?? 0,
+        archiveExpiresAt: now + archiveRetentionMs,
+        messageId: pendingMessage?.message_id ?? null,
+      },
+      deliveries,
+      now,
+    ),
+    alongside(),
+  ]);
   for (const delivery of handed) handoff?.hand(delivery);
   span.end({
     attributes: {
@@ -243,8 +261,10 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
   const { store, clock, logger } = options;
 
   async function routeNext(): Promise<RouteResult> {
-    const result = await withHandoff(options.handoff, (handoff) =>
-      store.transaction(async (trx): Promise<RouteResult> => {
+    const result = await withHandoff(
+      options.handoff,
+      (work) => store.transaction(work),
+      async (trx, handoff): Promise<RouteResult> => {
         const now = clock.now();
         const event = await takeDueEvent(trx, store.dialect, now);
         if (!event) return { outcome: 'idle' };
@@ -253,7 +273,7 @@ export function createEventRouter(options: EventRouterOptions): EventRouter {
           handoff,
           tracer: options.tracer,
         });
-      }),
+      },
     );
     logRouted(logger, result);
     if (result.outcome === 'routed' && result.deliveryIds.length > result.handed)

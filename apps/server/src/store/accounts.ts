@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { hotQuery } from './engine/compiled-query.js';
 import type { KeysetPage } from './page.js';
+import { readLockingRunsOnPostgres } from './run-lock-read-on-postgres.js';
 import type { AccountRow, Database, RepositoryRow, WorkflowRow } from './schema.js';
 
 /** Accounts and their repositories, kept in step with `installation*` webhooks. */
@@ -238,11 +239,8 @@ export async function getRepositoryAndWorkflowLockingRun(
   workflowPath: string,
 ): Promise<{ repository: RepositoryRow; workflow: WorkflowRow | undefined } | undefined> {
   const params = { repositoryId: run.repositoryId, path: workflowPath };
-  const row =
-    dialect === 'sqlite'
-      ? (await repositoryAndWorkflowQuery.execute(db, params)).rows[0]
-      : (await repositoryAndWorkflowLockingRunQuery.execute(db, { ...params, runKey: runLockKey(run) }))
-          .rows[0];
+  if (dialect === 'postgres') return readLockingRunsOnPostgres(db, { ...params, runKey: runLockKey(run) });
+  const row = (await repositoryAndWorkflowQuery.execute(db, params)).rows[0];
   if (row === undefined) return undefined;
   const repository: Record<string, unknown> = {};
   const workflow: Record<string, unknown> = {};
@@ -284,11 +282,6 @@ const selectRepositoryAndWorkflow = (db: Kysely<Database>, p: { repositoryId: nu
     .where('repositories.repository_id', '=', p.repositoryId);
 
 const repositoryAndWorkflowQuery = hotQuery(selectRepositoryAndWorkflow);
-
-const repositoryAndWorkflowLockingRunQuery = hotQuery(
-  (db, p: { repositoryId: number; path: string; runKey: string }) =>
-    selectRepositoryAndWorkflow(db, p).select(lockingRun(p.runKey)),
-);
 
 /** Repository names are case-insensitive on GitHub, like logins. */
 export function getRepositoryByName(

@@ -215,7 +215,7 @@ export function describeStoreContract(
         messageId: 'msg_1',
       };
       const write = (deliveries: NewDelivery[]) =>
-        store.transaction((trx) => writeRoutedEvent(trx, routed, deliveries, 200));
+        store.transaction((trx) => writeRoutedEvent(trx, store.dialect, routed, deliveries, 200));
       // A delivery id taken already fails the write: the archive and the route status go with it.
       await insertDeliveries(store.db, [delivery('dlv_taken', 9)]);
       await expect(write([delivery('dlv_1', 2), delivery('dlv_taken', 3)])).rejects.toThrow();

@@ -3,6 +3,7 @@ import type { SqlDialect } from './engine/dialect.js';
 import type { DirectRun } from './engine/direct-run.js';
 import { createGroupCommit } from './engine/group-commit.js';
 import { openPostgres } from './engine/postgres.js';
+import { createSharedTransactions } from './engine/shared-transactions.js';
 import { openSqlite } from './engine/sqlite.js';
 import { createMigrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -17,6 +18,15 @@ export interface Store {
    * read lock, and transactions asked for together share one COMMIT (engine/group-commit.ts).
    */
   transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * `transaction`, in a transaction it may share with other units asked for at the same time. On
+   * PostgreSQL the units run interleaved and their shared statements are sent once for all of
+   * them (engine/shared-transactions.ts); `work` may then run a second time, alone, so it must have
+   * no effect outside the transaction before it resolves, and every row it writes that another
+   * unit may write too must go through a shared statement. On SQLite, the same as `transaction`
+   * (its units share a COMMIT already, one after another).
+   */
+  sharedTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
   /**
@@ -63,11 +73,15 @@ export function createStore(
 ): Store {
   // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
   const group = sqlite ? createGroupCommit(db, sqlite.syncWal, sqlite.run) : null;
+  const shared = dialect === 'postgres' ? createSharedTransactions(db) : null;
+  const transaction = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
+    group ? group.transaction(work) : db.transaction().execute(work);
   return {
     dialect,
     db,
-    transaction(work) {
-      return group ? group.transaction(work) : db.transaction().execute(work);
+    transaction,
+    sharedTransaction(work) {
+      return shared ? shared.transaction(work) : transaction(work);
     },
     async migrate() {
       const migrator = new Migrator({ db, provider: createMigrationProvider({ dialect }) });
@@ -81,6 +95,7 @@ export function createStore(
     },
     async close() {
       await group?.drain();
+      await shared?.drain();
       await close();
     },
     onError(listener) {

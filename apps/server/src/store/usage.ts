@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import {
   daysOfMonth,
   emptyUsage,
@@ -8,6 +8,8 @@ import {
   usageDay,
 } from '../domain/usage.js';
 import { hotQuery, hotQueryFamily } from './engine/compiled-query.js';
+import type { SqlDialect } from './engine/dialect.js';
+import { sharedStatement } from './engine/shared-statements.js';
 import type { Database } from './schema.js';
 
 /**
@@ -58,10 +60,15 @@ const countUsageQuery = hotQuery(
  */
 export async function countUsages(
   db: Kysely<Database>,
+  dialect: SqlDialect,
   accountId: number,
   counters: readonly UsageCounter[],
   now: number,
 ): Promise<void> {
+  if (dialect === 'postgres') {
+    await countUsagesOnPostgres(db, { accountId, day: usageDay(now), counters });
+    return;
+  }
   const params: Record<string, unknown> = { day: usageDay(now), shard: usageShard(), accountId };
   counters.forEach((counter, i) => {
     params[`counter${i}`] = counter;
@@ -90,6 +97,43 @@ const countUsagesQuery = hotQueryFamily(
           .doUpdateSet((eb) => ({ value: eb('usage_daily_shards.value', '+', eb.ref('excluded.value')) })),
       ),
 );
+
+/**
+ * `countUsages` on PostgreSQL, one statement for the webhooks of a group (a shared statement:
+ * engine/shared-statements.ts): the counts are summed per account, day and counter first (an upsert
+ * may not touch one row twice), each account's on one shard, and the rows are written in key order,
+ * so two groups lock the counter rows they share in the same order.
+ */
+const countUsagesOnPostgres = sharedStatement(
+  async (db, calls: readonly { accountId: number; day: string; counters: readonly UsageCounter[] }[]) => {
+    const sums = new Map<
+      string,
+      { account_id: number; day: string; counter: string; shard: number; value: number }
+    >();
+    const shards = new Map<number, number>();
+    for (const { accountId, day, counters } of calls) {
+      let shard = shards.get(accountId);
+      if (shard === undefined) {
+        shard = usageShard();
+        shards.set(accountId, shard);
+      }
+      for (const counter of counters) {
+        const key = `${accountId}|${day}|${counter}`;
+        const sum = sums.get(key);
+        if (sum) sum.value += 1;
+        else sums.set(key, { account_id: accountId, day, counter, shard, value: 1 });
+      }
+    }
+    await db.executeQuery(CompiledQuery.raw(COUNT_USAGES, [JSON.stringify([...sums.values()])]));
+    return calls.map(() => undefined);
+  },
+);
+
+const COUNT_USAGES = `insert into usage_daily_shards (account_id, day, counter, shard, value)
+select account_id, day, counter, shard, value
+from json_to_recordset($1::json) as r(account_id bigint, day text, counter text, shard integer, value bigint)
+order by account_id, day, counter, shard
+on conflict (account_id, day, counter, shard) do update set value = usage_daily_shards.value + excluded.value`;
 
 export interface MonthUsage {
   counters: UsageCounters;
