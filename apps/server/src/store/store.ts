@@ -20,6 +20,11 @@ export interface Store {
   migrate(): Promise<string[]>;
   close(): Promise<void>;
   /**
+   * Has `close` first wait for `drain`: writes collected to be sent together, whose callers wait
+   * for their answer (deliveries/attempt-batch.ts), are sent before the connections go.
+   */
+  drainOnClose(drain: () => Promise<void>): void;
+  /**
    * Calls `listener` with every error the database driver raises (classified by engine/store-errors.ts);
    * returns the function that stops it. The store-errors metric listens here.
    */
@@ -63,6 +68,7 @@ export function createStore(
 ): Store {
   // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
   const group = sqlite ? createGroupCommit(db, sqlite.syncWal, sqlite.run) : null;
+  const drains = new Set<() => Promise<void>>();
   return {
     dialect,
     db,
@@ -80,8 +86,12 @@ export function createStore(
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },
     async close() {
+      for (const drain of drains) await drain();
       await group?.drain();
       await close();
+    },
+    drainOnClose(drain) {
+      drains.add(drain);
     },
     onError(listener) {
       errorListeners.add(listener);
