@@ -636,6 +636,294 @@ export function describeStoreContract(
         expect(new Set(both).size).toBe(both.length);
         expect(both.sort()).toEqual(['d-6', 'd-8', 'd-10', 'd-12', 'd-13', 'd-14', 'd-15'].sort());
       });
+
+      it('records attempts finished together, each as if finished alone', async () => {
+        // As the dispatcher finishes the calls of one turn: concurrently. On PostgreSQL they share
+        // one statement (deliveries/attempt-batch.ts); each must still get its own answer.
+        const day1 = Date.UTC(1970, 0, 1, 12);
+        const day2 = Date.UTC(1970, 0, 2, 12);
+        await insertDeliveries(store.db, [
+          delivery('f-lost', 0, 2),
+          delivery('f-accepted', 10, 2),
+          delivery('f-run', 10, 2),
+          delivery('f-seen', 10, 3),
+          delivery('f-retry', 10, 3),
+          delivery('f-failed', 10, 4),
+          delivery('f-paced', 10, 2),
+        ]);
+        expect(await claim({ owner: 'w', now: 1_000, leaseMs: 1_000, limit: 10 })).toHaveLength(7);
+        // Worker w stalls past its lease; x takes the oldest over.
+        const taken = await claim({ owner: 'x', now: 2_000, leaseMs: 1_000, limit: 1 });
+        expect(taken.map((d) => d.delivery_id)).toEqual(['f-lost']);
+        // Completion tracking saw f-seen's workflow run before its dispatch's answer is recorded.
+        await store.db
+          .updateTable('deliveries')
+          .set({ run_seen_at: 2_500 })
+          .where('delivery_id', '=', 'f-seen')
+          .execute();
+        const attempt = (
+          outcome: 'accepted' | 'failed',
+          statusCode: number | null,
+          category: string | null,
+        ) => ({
+          number: 1,
+          startedAt: 2_900,
+          durationMs: 7,
+          outcome,
+          statusCode,
+          errorCategory: category,
+          errorMessage: category === null ? null : `${category}: no`,
+          responseHeaders: statusCode === null ? null : { 'x-github-request-id': `R${statusCode}` },
+        });
+        const accepted = {
+          dispatch_state: 'accepted' as const,
+          next_attempt_at: null,
+          slot_reserved: false,
+          platform_response: '{"status":204}',
+          payload_by_reference: true,
+          updated_at: 3_000,
+        };
+        const results = await Promise.all([
+          finishAttempt(store, {
+            deliveryId: 'f-lost',
+            owner: 'w',
+            attempt: attempt('accepted', 204, null),
+            update: accepted,
+            awaitStartSince: 3_000,
+            dispatchCountedAt: day1,
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-accepted',
+            owner: 'w',
+            attempt: attempt('accepted', 204, null),
+            update: accepted,
+            awaitStartSince: 3_000,
+            dispatchCountedAt: day1,
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-run',
+            owner: 'w',
+            attempt: attempt('accepted', 200, null),
+            update: {
+              ...accepted,
+              consumer_run_id: 555,
+              consumer_run_url: 'https://api.github.com/runs/555',
+              consumer_run_html_url: 'https://github.com/runs/555',
+              run_seen_at: 3_000,
+              run_follow_at: 9_000,
+              run_follow_reads: 0,
+            },
+            dispatchCountedAt: day1,
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-seen',
+            owner: 'w',
+            attempt: attempt('accepted', 204, null),
+            update: accepted,
+            awaitStartSince: 3_000,
+            dispatchCountedAt: day2,
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-retry',
+            owner: 'w',
+            attempt: attempt('failed', 502, 'server_error'),
+            update: {
+              next_attempt_at: 60_000,
+              slot_reserved: false,
+              retry_number: 1,
+              updated_at: 3_000,
+              platform_response: '{"status":502}',
+            },
+            dispatchCountedAt: day2,
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-failed',
+            owner: 'w',
+            attempt: attempt('failed', null, 'not_installed'),
+            update: {
+              dispatch_state: 'failed',
+              status: 'Failed',
+              next_attempt_at: null,
+              failure_reason: 'not installed',
+              slot_reserved: false,
+              retry_number: 0,
+              updated_at: 3_000,
+            },
+          }),
+          finishAttempt(store, {
+            deliveryId: 'f-paced',
+            owner: 'w',
+            attempt: null,
+            update: { next_attempt_at: 5_000, slot_reserved: true, attempt_count: 0, updated_at: 3_000 },
+          }),
+        ]);
+        expect(results).toEqual([false, true, true, true, true, true, true]);
+
+        const rows = new Map<string, Record<string, unknown>>();
+        for (const id of ['f-lost', 'f-accepted', 'f-run', 'f-seen', 'f-retry', 'f-failed', 'f-paced']) {
+          const row = await getDelivery(store.db, id);
+          rows.set(id, {
+            status: row?.status,
+            dispatch_state: row?.dispatch_state,
+            attempt_count: row?.attempt_count,
+            next_attempt_at: row?.next_attempt_at,
+            lease_owner: row?.lease_owner,
+            lease_expires_at: row?.lease_expires_at,
+            slot_reserved: Boolean(row?.slot_reserved),
+            payload_by_reference: Boolean(row?.payload_by_reference),
+            retry_number: row?.retry_number,
+            platform_response: row?.platform_response,
+            failure_reason: row?.failure_reason,
+            awaiting_start_since: row?.awaiting_start_since,
+            run_seen_at: row?.run_seen_at,
+            consumer_run_id: row?.consumer_run_id,
+            consumer_run_url: row?.consumer_run_url,
+            consumer_run_html_url: row?.consumer_run_html_url,
+            run_follow_at: row?.run_follow_at,
+            run_follow_reads: row?.run_follow_reads,
+            updated_at: row?.updated_at,
+          });
+        }
+        const untouched = {
+          status: 'Dispatched',
+          dispatch_state: 'pending',
+          attempt_count: 1,
+          next_attempt_at: 10,
+          lease_owner: null,
+          lease_expires_at: null,
+          slot_reserved: false,
+          payload_by_reference: false,
+          retry_number: 0,
+          platform_response: null,
+          failure_reason: null,
+          awaiting_start_since: null,
+          run_seen_at: null,
+          consumer_run_id: null,
+          consumer_run_url: null,
+          consumer_run_html_url: null,
+          run_follow_at: null,
+          run_follow_reads: 0,
+          updated_at: 10,
+        };
+        const wasAccepted = {
+          ...untouched,
+          dispatch_state: 'accepted',
+          next_attempt_at: null,
+          platform_response: '{"status":204}',
+          payload_by_reference: true,
+          updated_at: 3_000,
+        };
+        expect(Object.fromEntries(rows)).toEqual({
+          // The stale worker wrote nothing: x's lease and claim stand.
+          'f-lost': {
+            ...untouched,
+            attempt_count: 2,
+            next_attempt_at: 0,
+            lease_owner: 'x',
+            lease_expires_at: 3_000,
+            updated_at: rows.get('f-lost')?.updated_at,
+          },
+          'f-accepted': { ...wasAccepted, awaiting_start_since: 3_000 },
+          'f-run': {
+            ...wasAccepted,
+            run_seen_at: 3_000,
+            consumer_run_id: 555,
+            consumer_run_url: 'https://api.github.com/runs/555',
+            consumer_run_html_url: 'https://github.com/runs/555',
+            run_follow_at: 9_000,
+          },
+          // Its run was seen already: no wait for the workflow to start.
+          'f-seen': { ...wasAccepted, run_seen_at: 2_500 },
+          'f-retry': {
+            ...untouched,
+            next_attempt_at: 60_000,
+            retry_number: 1,
+            platform_response: '{"status":502}',
+            updated_at: 3_000,
+          },
+          'f-failed': {
+            ...untouched,
+            status: 'Failed',
+            dispatch_state: 'failed',
+            next_attempt_at: null,
+            failure_reason: 'not installed',
+            updated_at: 3_000,
+          },
+          'f-paced': {
+            ...untouched,
+            attempt_count: 0,
+            next_attempt_at: 5_000,
+            slot_reserved: true,
+            updated_at: 3_000,
+          },
+        });
+
+        const attempts = await store.db
+          .selectFrom('delivery_attempts')
+          .select([
+            'delivery_id',
+            'subscription_id',
+            'number',
+            'started_at',
+            'duration_ms',
+            'outcome',
+            'status_code',
+            'error_category',
+            'error_message',
+            'response_headers',
+          ])
+          .orderBy('delivery_id')
+          .execute();
+        const row = (id: string, outcome: string, status: number | null, category: string | null) => ({
+          delivery_id: id,
+          subscription_id: 'sub_1',
+          number: 1,
+          started_at: 2_900,
+          duration_ms: 7,
+          outcome,
+          status_code: status,
+          error_category: category,
+          error_message: category === null ? null : `${category}: no`,
+          response_headers: status === null ? null : JSON.stringify({ 'x-github-request-id': `R${status}` }),
+        });
+        expect(attempts).toEqual([
+          row('f-accepted', 'accepted', 204, null),
+          row('f-failed', 'failed', null, 'not_installed'),
+          row('f-retry', 'failed', 502, 'server_error'),
+          row('f-run', 'accepted', 200, null),
+          row('f-seen', 'accepted', 204, null),
+        ]);
+
+        // Counted only for updated deliveries GitHub was called for, on the day of the call.
+        const calls = async (account: number) =>
+          (await getUsage(store.db, account, '1970-01', day2)).days
+            .filter((d) => d.counters.dispatchApiCalls > 0)
+            .map((d) => [d.day, d.counters.dispatchApiCalls]);
+        expect(await calls(2)).toEqual([['1970-01-01', 2]]);
+        expect(await calls(3)).toEqual([['1970-01-02', 2]]);
+        expect(await calls(4)).toEqual([]);
+      });
+
+      it('records two finishes of one delivery asked for together as one after the other', async () => {
+        await insertDeliveries(store.db, [delivery('g-1', 0, 2), delivery('g-2', 0, 2)]);
+        expect(await claim({ owner: 'w', now: 1_000, leaseMs: 1_000, limit: 10 })).toHaveLength(2);
+        const finish = (deliveryId: string, retryNumber: number) =>
+          finishAttempt(store, {
+            deliveryId,
+            owner: 'w',
+            attempt: null,
+            update: { next_attempt_at: 5_000, retry_number: retryNumber, updated_at: 3_000 },
+            dispatchCountedAt: Date.UTC(1970, 0, 1),
+          });
+        // The first releases the lease, so the second finds it gone: the order they were asked in.
+        expect(await Promise.all([finish('g-1', 1), finish('g-2', 1), finish('g-1', 2)])).toEqual([
+          true,
+          true,
+          false,
+        ]);
+        expect((await getDelivery(store.db, 'g-1'))?.retry_number).toBe(1);
+        expect((await getUsage(store.db, 2, '1970-01', 2_000)).counters.dispatchApiCalls).toBe(2);
+      });
     });
   });
 }

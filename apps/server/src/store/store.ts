@@ -30,6 +30,11 @@ export interface Store {
   migrate(): Promise<string[]>;
   close(): Promise<void>;
   /**
+   * Has `close` first wait for `drain`: writes collected to be sent together, whose callers wait
+   * for their answer (deliveries/attempt-batch.ts), are sent before the connections go.
+   */
+  drainOnClose(drain: () => Promise<void>): void;
+  /**
    * Calls `listener` with every error the database driver raises (classified by engine/store-errors.ts);
    * returns the function that stops it. The store-errors metric listens here.
    */
@@ -76,6 +81,7 @@ export function createStore(
   const shared = dialect === 'postgres' ? createSharedTransactions(db) : null;
   const transaction = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
     group ? group.transaction(work) : db.transaction().execute(work);
+  const drains = new Set<() => Promise<void>>();
   return {
     dialect,
     db,
@@ -94,9 +100,13 @@ export function createStore(
       return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     },
     async close() {
-      await group?.drain();
       await shared?.drain();
+      for (const drain of drains) await drain();
+      await group?.drain();
       await close();
+    },
+    drainOnClose(drain) {
+      drains.add(drain);
     },
     onError(listener) {
       errorListeners.add(listener);

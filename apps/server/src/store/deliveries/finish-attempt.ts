@@ -3,7 +3,9 @@ import { type UsageCounter, usageDay } from '../../domain/usage.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { countUsage, usageShard } from '../usage.js';
-import { attemptRow, type RecordAttemptInput } from './attempt-record.js';
+import { type AttemptBatch, createAttemptBatch } from './attempt-batch.js';
+import { attemptRow } from './attempt-record.js';
+import { type FinishInput, finishAttemptsTogether, finishesTogether } from './finish-attempts-together.js';
 import { recordLeasedAttempt } from './record-attempt.js';
 import { updateLeased } from './update-leased.js';
 
@@ -11,13 +13,13 @@ import { updateLeased } from './update-leased.js';
  * The dispatcher's end of an attempt: the delivery's new state, the attempt, and — when GitHub was
  * called — the consumer's `dispatchApiCalls` counter, all or nothing, committed before it returns.
  * On PostgreSQL that is one statement (data-modifying CTEs run atomically, and with no transaction
- * around them that is one round trip where BEGIN, three statements and COMMIT were five); on SQLite,
- * or with writes `alongside` (a rare exhausted delivery's alert), one transaction.
+ * around them that is one round trip where BEGIN, three statements and COMMIT were five), shared
+ * with the attempts finished in the same turn of the event loop (attempt-batch.ts); on SQLite, or
+ * with writes `alongside` (a rare exhausted delivery's alert), one transaction.
  */
 export async function finishAttempt(
   store: Store,
-  input: RecordAttemptInput & {
-    dispatchCountedAt?: number | undefined;
+  input: FinishInput & {
     /** More writes that must commit with the attempt, only if it is recorded (a transaction then). */
     alongside?: ((trx: Kysely<Database>) => Promise<void>) | undefined;
   },
@@ -34,6 +36,28 @@ export async function finishAttempt(
       return updated !== undefined;
     });
   }
+  if (!finishesTogether(input.update)) return finishAlone(store.db, input);
+  return batchOf(store).finish(input);
+}
+
+const batches = new WeakMap<Store, AttemptBatch<FinishInput>>();
+
+function batchOf(store: Store): AttemptBatch<FinishInput> {
+  let batch = batches.get(store);
+  if (!batch) {
+    batch = createAttemptBatch<FinishInput>({
+      together: (inputs) => finishAttemptsTogether(store.db, inputs),
+      alone: (input) => finishAlone(store.db, input),
+    });
+    batches.set(store, batch);
+    store.drainOnClose(batch.drain);
+  }
+  return batch;
+}
+
+/** One attempt in a statement of its own: an update no batch writes, or a batch that failed. */
+async function finishAlone(db: Kysely<Database>, input: FinishInput): Promise<boolean> {
+  const countedAt = input.dispatchCountedAt;
   const a = input.attempt;
   const row = a ? attemptRow(input.deliveryId, '', a) : null;
   const attempt = row
@@ -53,7 +77,7 @@ export async function finishAttempt(
         select consumer_account_id, ${usageDay(countedAt)}, ${'dispatchApiCalls' satisfies UsageCounter},
           ${usageShard()}::integer, 1 from updated
         on conflict (account_id, day, counter, shard) do update set value = usage_daily_shards.value + 1)`;
-  const result = await sql<{ n: number }>`with updated as (${updateLeased(store.db, input)})${attempt}${usage}
-    select count(*)::integer as n from updated`.execute(store.db);
+  const result = await sql<{ n: number }>`with updated as (${updateLeased(db, input)})${attempt}${usage}
+    select count(*)::integer as n from updated`.execute(db);
   return Number(result.rows[0]?.n ?? 0) === 1;
 }
