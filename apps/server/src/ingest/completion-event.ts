@@ -1,5 +1,6 @@
 import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
+import type { UsageCounter } from '../domain/usage.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import { getRepositoryAndWorkflowLockingRun } from '../store/accounts.js';
 import { recordReceivedEvent } from '../store/received-event.js';
@@ -9,6 +10,9 @@ import { recordWorkflowSeen } from '../store/workflows.js';
 import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
 import { noTracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
+
+/** What a webhook that stores a new event counts. */
+const RECEIVED_COUNTERS: readonly UsageCounter[] = ['webhookDeliveriesReceived', 'eventsReceived'];
 
 /**
  * A provider's `workflow_run` webhook. Only `completed` runs are stored; the event, the
@@ -94,19 +98,11 @@ export async function storeCompletionEvent(
           detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
         };
       }
-      // The account's counters are rows every event of the account updates: counted last, in one
-      // statement, so on PostgreSQL concurrent transactions wait on each other's lock for the least
-      // time.
-      const counted = () =>
-        countUsages(
-          trx,
-          options.store.dialect,
-          accountId,
-          ['webhookDeliveriesReceived', 'eventsReceived'],
-          now,
-        );
+      // The account's counters are rows every event of the account updates: counted last, with
+      // routing's last writes when it routes, so on PostgreSQL concurrent transactions wait on
+      // each other's lock for the least time.
       if (!options.routeInline || options.messageGraceMs > 0) {
-        await counted();
+        await countUsages(trx, options.store.dialect, accountId, RECEIVED_COUNTERS, now);
         return { outcome: 'accepted', eventId };
       }
       // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
@@ -127,7 +123,7 @@ export async function storeCompletionEvent(
           trace_parent: span.traceparent,
         },
         now,
-        { workflowRead: workflow, handoff, tracer, alongside: counted },
+        { workflowRead: workflow, handoff, tracer, usage: RECEIVED_COUNTERS },
       );
       return { outcome: 'accepted', eventId, routed };
     },

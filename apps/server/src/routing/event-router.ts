@@ -11,6 +11,7 @@ import { newDeliveryId } from '../domain/ids.js';
 import { MISSING_MESSAGE_PROBLEM } from '../domain/message-schema.js';
 import { RETENTION_MS } from '../domain/retention.js';
 import { decideRouting } from '../domain/routing.js';
+import { type UsageCounter, usageDay } from '../domain/usage.js';
 import { newDeliveryRow } from '../store/deliveries/index.js';
 import type { SqlDialect } from '../store/engine/dialect.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
@@ -20,7 +21,7 @@ import { readRouting } from '../store/routing-read.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
-import { countUsage } from '../store/usage.js';
+import { countUsage, countUsages } from '../store/usage.js';
 import { countBlocked, getWorkflow } from '../store/workflows.js';
 import { recordDeliverySpan, startRouteSpan } from '../tracing/spans.js';
 import { noTracer, type Tracer } from '../tracing/tracer.js';
@@ -81,10 +82,10 @@ export interface RouteOptions {
   /** Spans of the run's trace (default: none). */
   tracer?: Tracer | undefined;
   /**
-   * The caller's own last writes, sent with routing's last ones (on PostgreSQL a group then flushes
-   * them in the same turn of the event loop).
+   * Counters of the event's account the caller adds one to, written with routing's last writes
+   * (on PostgreSQL by the same statement).
    */
-  alongside?: (() => Promise<unknown>) | undefined;
+  usage?: readonly UsageCounter[] | undefined;
 }
 
 /**
@@ -105,7 +106,7 @@ export async function routeEvent(
     workflowRead,
     handoff,
     tracer = noTracer,
-    alongside = async () => undefined,
+    usage,
   } = options;
   const span = startRouteSpan(tracer, event);
   const runKey = {
@@ -153,15 +154,13 @@ export async function routeEvent(
     if (decision.reason === 'workflow_not_whitelisted')
       await countBlocked(trx, runKey.repositoryId, event.workflow_path, now);
     await countUsage(trx, accountId, 'eventsBlocked', now);
-    await Promise.all([
-      finishRouting(
-        trx,
-        event.event_id,
-        { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
-        now,
-      ),
-      alongside(),
-    ]);
+    await finishRouting(
+      trx,
+      event.event_id,
+      { status: 'blocked', messageId: pendingMessage?.message_id ?? null, deliveriesCreated: 0 },
+      now,
+    );
+    if (usage) await countUsages(trx, dialect, accountId, usage, now);
     span.end({ attributes: { 'zekt.outcome': 'blocked', 'zekt.deliveries': 0 } });
     return { outcome: 'blocked', eventId: event.event_id, reason: decision.reason };
   }
@@ -224,23 +223,21 @@ export async function routeEvent(
     });
     return { ...row, lease_owner: lease.owner, lease_expires_at: lease.expiresAt, attempt_count: 1 };
   });
-  await Promise.all([
-    writeRoutedEvent(
-      trx,
-      dialect,
-      {
-        eventId: event.event_id,
-        summaryJson: archive.summary,
-        payloadJson: archive.payload,
-        payloadBytes: pendingMessage?.payload_bytes ?? 0,
-        archiveExpiresAt: now + archiveRetentionMs,
-        messageId: pendingMessage?.message_id ?? null,
-      },
-      deliveries,
-      now,
-    ),
-    alongside(),
-  ]);
+  await writeRoutedEvent(
+    trx,
+    dialect,
+    {
+      eventId: event.event_id,
+      summaryJson: archive.summary,
+      payloadJson: archive.payload,
+      payloadBytes: pendingMessage?.payload_bytes ?? 0,
+      archiveExpiresAt: now + archiveRetentionMs,
+      messageId: pendingMessage?.message_id ?? null,
+    },
+    deliveries,
+    now,
+    usage ? { accountId, day: usageDay(now), counters: usage } : undefined,
+  );
   for (const delivery of handed) handoff?.hand(delivery);
   span.end({
     attributes: {

@@ -3,19 +3,15 @@ import { insertArchive } from './archives.js';
 import { insertDeliveries } from './deliveries/insert-deliveries.js';
 import type { SqlDialect } from './engine/dialect.js';
 import { finishRouting } from './events.js';
-import {
-  finishRoutingOnPostgres,
-  insertArchivesOnPostgres,
-  insertDeliveriesOnPostgres,
-} from './routed-event-on-postgres.js';
+import { writeRoutedEventsOnPostgres } from './routed-event-on-postgres.js';
 import type { Database, NewDelivery } from './schema.js';
+import { countUsages, type UsageCounts } from './usage.js';
 
 /**
  * What routing writes for an event it routed: the archive of its payload and the deliveries (when
  * there are any), and the event's route status, in the caller's transaction. Three statements on
- * both stores; on PostgreSQL each is shared by the events of a group (routed-event-on-postgres.ts).
- * As one statement of data-modifying CTEs the server's peak RSS under load rose by ~55 MB, which
- * was not explained (docs/performance.md).
+ * SQLite, and the caller's usage counts last; on PostgreSQL one statement for all the events of a
+ * group (routed-event-on-postgres.ts).
  */
 export async function writeRoutedEvent(
   db: Kysely<Database>,
@@ -31,28 +27,26 @@ export async function writeRoutedEvent(
   },
   deliveries: NewDelivery[],
   now: number,
+  /** The caller's usage counts, written with the rest (on PostgreSQL, by the same statement). */
+  usage?: UsageCounts,
 ): Promise<void> {
   if (dialect === 'postgres') {
-    // Sent together: in a group they are flushed in one turn of the event loop, not three.
-    await Promise.all([
-      deliveries.length > 0 &&
-        insertArchivesOnPostgres(db, {
-          eventId: event.eventId,
-          summaryJson: event.summaryJson,
-          payloadJson: event.payloadJson,
-          payloadBytes: event.payloadBytes,
-          expiresAt: event.archiveExpiresAt,
-          now,
-        }),
-      deliveries.length > 0 && insertDeliveriesOnPostgres(db, deliveries),
-      finishRoutingOnPostgres(db, {
-        eventId: event.eventId,
-        status: 'routed',
-        messageId: event.messageId,
-        deliveriesCreated: deliveries.length,
-        now,
-      }),
-    ]);
+    await writeRoutedEventsOnPostgres(db, {
+      archive:
+        deliveries.length > 0
+          ? {
+              eventId: event.eventId,
+              summaryJson: event.summaryJson,
+              payloadJson: event.payloadJson,
+              payloadBytes: event.payloadBytes,
+              expiresAt: event.archiveExpiresAt,
+            }
+          : null,
+      deliveries,
+      finish: { eventId: event.eventId, messageId: event.messageId, deliveriesCreated: deliveries.length },
+      usage: usage ?? null,
+      now,
+    });
     return;
   }
   if (deliveries.length > 0) {
@@ -75,4 +69,5 @@ export async function writeRoutedEvent(
     { status: 'routed', messageId: event.messageId, deliveriesCreated: deliveries.length },
     now,
   );
+  if (usage) await countUsages(db, dialect, usage.accountId, usage.counters, now);
 }

@@ -98,42 +98,60 @@ const countUsagesQuery = hotQueryFamily(
       ),
 );
 
-/**
- * `countUsages` on PostgreSQL, one statement for the webhooks of a group (a shared statement:
- * engine/shared-statements.ts): the counts are summed per account, day and counter first (an upsert
- * may not touch one row twice), each account's on one shard, and the rows are written in key order,
- * so two groups lock the counter rows they share in the same order.
- */
-const countUsagesOnPostgres = sharedStatement(
-  async (db, calls: readonly { accountId: number; day: string; counters: readonly UsageCounter[] }[]) => {
-    const sums = new Map<
-      string,
-      { account_id: number; day: string; counter: string; shard: number; value: number }
-    >();
-    const shards = new Map<number, number>();
-    for (const { accountId, day, counters } of calls) {
-      let shard = shards.get(accountId);
-      if (shard === undefined) {
-        shard = usageShard();
-        shards.set(accountId, shard);
-      }
-      for (const counter of counters) {
-        const key = `${accountId}|${day}|${counter}`;
-        const sum = sums.get(key);
-        if (sum) sum.value += 1;
-        else sums.set(key, { account_id: accountId, day, counter, shard, value: 1 });
-      }
-    }
-    await db.executeQuery(CompiledQuery.raw(COUNT_USAGES, [JSON.stringify([...sums.values()])]));
-    return calls.map(() => undefined);
-  },
-);
+/** Counters of an account and day to add one to, in a statement shared by a group. */
+export interface UsageCounts {
+  accountId: number;
+  day: string;
+  counters: readonly UsageCounter[];
+}
 
-const COUNT_USAGES = `insert into usage_daily_shards (account_id, day, counter, shard, value)
+/**
+ * The rows of `usage_daily_shards` to add to for several calls: summed per account, day and
+ * counter (an upsert may not touch one row twice in a statement), each account's on one shard.
+ */
+export function usageRowsOf(
+  calls: readonly UsageCounts[],
+): Array<{ account_id: number; day: string; counter: string; shard: number; value: number }> {
+  const sums = new Map<
+    string,
+    { account_id: number; day: string; counter: string; shard: number; value: number }
+  >();
+  const shards = new Map<number, number>();
+  for (const { accountId, day, counters } of calls) {
+    let shard = shards.get(accountId);
+    if (shard === undefined) {
+      shard = usageShard();
+      shards.set(accountId, shard);
+    }
+    for (const counter of counters) {
+      const key = `${accountId}|${day}|${counter}`;
+      const sum = sums.get(key);
+      if (sum) sum.value += 1;
+      else sums.set(key, { account_id: accountId, day, counter, shard, value: 1 });
+    }
+  }
+  return [...sums.values()];
+}
+
+/**
+ * Adds `usageRowsOf`'s rows, given as the JSON parameter `$n`, in key order: two groups lock the
+ * counter rows they share in the same order, so they cannot deadlock on them.
+ */
+export const addUsageRowsSql = (
+  parameter: number,
+) => `insert into usage_daily_shards (account_id, day, counter, shard, value)
 select account_id, day, counter, shard, value
-from json_to_recordset($1::json) as r(account_id bigint, day text, counter text, shard integer, value bigint)
+from json_to_recordset($${parameter}::json) as r(account_id bigint, day text, counter text, shard integer, value bigint)
 order by account_id, day, counter, shard
 on conflict (account_id, day, counter, shard) do update set value = usage_daily_shards.value + excluded.value`;
+
+/** `countUsages` on PostgreSQL, one statement for the webhooks of a group (engine/shared-statements.ts). */
+const countUsagesOnPostgres = sharedStatement(async (db, calls: readonly UsageCounts[]) => {
+  await db.executeQuery(CompiledQuery.raw(COUNT_USAGES, [JSON.stringify(usageRowsOf(calls))]));
+  return calls.map(() => undefined);
+});
+
+const COUNT_USAGES = addUsageRowsSql(1);
 
 export interface MonthUsage {
   counters: UsageCounters;

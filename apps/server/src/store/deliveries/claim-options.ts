@@ -24,7 +24,8 @@ export interface ClaimOutcome<T> {
   /**
    * The claim saw every due delivery it may take and took them all: another finds nothing until a
    * delivery is created or becomes due, or a slot of one of `atCap` frees. False when that is not
-   * known (PostgreSQL's claim; a claim that filled its room or read as many rows as it reads).
+   * known (PostgreSQL's claim that took rows; a claim that filled its room or read as many rows as
+   * it reads).
    */
   sawAll: boolean;
   /** Installations whose due deliveries the claim left for want of a free slot (or skipped). */

@@ -62,8 +62,12 @@ export async function claimWithContext(
   const rows = (await query.execute(db, params)).rows as Array<ContextRow & DeliveryRow>;
   return {
     claimed: rows.map((r) => ({ row: claimedColumns(r), context: toDispatchContext(r) })),
-    // The statement ranks and locks in SQL: what it left is not known here.
-    sawAll: false,
+    // The statement ranks and locks in SQL, so what a claim that took rows left is not known here.
+    // One that took none saw every due delivery it may take: it read the oldest due ones of every
+    // installation not skipped, each of which has a free slot, so it would have taken one had there
+    // been any (rows another worker has locked are being claimed by that worker). Without this,
+    // every call that ended woke a claim that found nothing: two statements per delivery under load.
+    sawAll: rows.length === 0,
     atCap: [...(options.skipAccounts ?? [])],
   };
 }

@@ -15,6 +15,14 @@ import type pg from 'pg';
  * must not grow the server's memory or this map without end. Past either bound a statement runs
  * unnamed, as before.
  *
+ * A statement whose text starts with `PLANNED_EACH_TIME` is never named. PostgreSQL keeps a named
+ * statement's generic plan once it costs no more than the custom ones, and replans it only when
+ * the tables' statistics change: a plan made while a table was nearly empty (a fresh database, or
+ * one whose statistics autovacuum has not gathered yet) stays a sequential scan of that table as
+ * it grows. The statements shared by a group (engine/shared-statements.ts) join a JSON recordset of
+ * their rows with a growing table by key; unnamed, each run is planned for the table as it is and
+ * for its number of rows (`limit $n`), once per group rather than once per event.
+ *
  * Two cases where a name is wrong:
  * - a pooler between Zekt and PostgreSQL that does not keep prepared statements across
  *   transactions (PgBouncer before 1.21 in transaction mode, or with `max_prepared_statements =
@@ -33,6 +41,9 @@ export interface PreparedStatementOptions {
 }
 
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown;
+
+/** The start of a statement's text that keeps it unnamed: planned for each run. */
+export const PLANNED_EACH_TIME = '/* planned each time */ ';
 
 const PLAN_CHANGED = /cached plan must not change result type/;
 
@@ -66,7 +77,13 @@ export function namePreparedStatements(
     };
     (client as unknown as { query: Query }).query = (config, values, callback) => {
       // Kysely's only call: query(text, values), awaited. Anything else is left as it was.
-      if (naming && typeof config === 'string' && Array.isArray(values) && callback === undefined) {
+      if (
+        naming &&
+        typeof config === 'string' &&
+        Array.isArray(values) &&
+        callback === undefined &&
+        !config.startsWith(PLANNED_EACH_TIME)
+      ) {
         const name = nameOf(config);
         if (name !== undefined && (prepared.has(name) || prepared.size < maxPerConnection)) {
           prepared.add(name);

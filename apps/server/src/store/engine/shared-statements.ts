@@ -9,9 +9,11 @@ import type { Database } from '../schema.js';
  * (docs/performance.md). A shared statement is written once for many rows (its rows are one JSON
  * parameter, so its text is the same for any number of them and is prepared once). Outside a group
  * a call runs it at once for its one row. Inside a group the calls made while the group's units run
- * are collected and sent together on `setImmediate`: the units of a group do the same steps in the
- * same order, so each step of all of them is one statement, and each caller gets its own row's
- * result once that statement is done.
+ * are collected and sent together as soon as every unit of the group still running waits on one
+ * (or, should one be busy elsewhere, on `setImmediate`): the units of a group do the same steps in
+ * the same order, so each step of all of them is one statement, and each caller gets its own row's
+ * result once that statement is done. Waiting for `setImmediate` every time cost a whole turn of the
+ * event loop per step under load, the turn that parses every request that arrived meanwhile.
  *
  * Units of one group run interleaved in one transaction and see each other's writes. What two
  * units may both touch is decided by the statement, as if the units had run one after the other:
@@ -39,8 +41,8 @@ interface Statement {
   keys: ((params: unknown) => readonly string[]) | undefined;
 }
 
-/** The group each group connection belongs to. */
-const groups = new WeakMap<Kysely<Database>, StatementGroup>();
+/** The group and the unit each unit's handle on a group connection belongs to. */
+const units = new WeakMap<Kysely<Database>, { group: StatementGroup; unit: number }>();
 
 export function sharedStatement<P, R>(
   run: Runner<P, R>,
@@ -51,23 +53,35 @@ export function sharedStatement<P, R>(
     keys: options.keys as Statement['keys'],
   };
   return async (db, params) => {
-    const group = groups.get(db);
-    if (group) return group.call(statement, params) as Promise<R>;
+    const member = units.get(db);
+    if (member) return member.group.call(member.unit, statement, params) as Promise<R>;
     return (await run(db, [params]))[0] as R;
   };
 }
 
 /**
- * Makes `db` (a connection a group transaction holds) collect the shared statements called on it
- * until `close`. Calls still pending at `close` are rejected: a unit that called one after the group
- * ended would otherwise wait forever.
+ * Gives each of a group's `count` units a handle on `db` (a connection a group transaction holds)
+ * on which the shared statements are collected, until `close`. `done(i)`: unit i has settled, so
+ * the others no longer wait for it. Calls still pending at `close` are rejected: a unit that called
+ * one after the group ended would otherwise wait forever.
  */
-export function collectSharedStatements(db: Kysely<Database>): { close(): void } {
-  const group = new StatementGroup(db);
-  groups.set(db, group);
+export function collectSharedStatements(
+  db: Kysely<Database>,
+  count: number,
+): { handles: Kysely<Database>[]; done(unit: number): void; close(): void } {
+  const group = new StatementGroup(db, count);
+  // A copy of the connection's Kysely per unit (same connection, no plugins): a call tells its
+  // unit by the handle it was made on.
+  const handles = Array.from({ length: count }, (_, unit) => {
+    const handle = db.withoutPlugins();
+    units.set(handle, { group, unit });
+    return handle;
+  });
   return {
+    handles,
+    done: (unit) => group.done(unit),
     close() {
-      groups.delete(db);
+      for (const handle of handles) units.delete(handle);
       group.abandon(new Error('a shared statement was called after its group transaction ended'));
     },
   };
@@ -75,11 +89,20 @@ export function collectSharedStatements(db: Kysely<Database>): { close(): void }
 
 class StatementGroup {
   private pending = new Map<Statement, Call[]>();
-  private scheduled = false;
+  /** Units with a call pending, and units still running. */
+  private waiting = new Set<number>();
+  private live: number;
+  private immediate = false;
+  private soon = false;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    count: number,
+  ) {
+    this.live = count;
+  }
 
-  call(statement: Statement, params: unknown): Promise<unknown> {
+  call(unit: number, statement: Statement, params: unknown): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let calls = this.pending.get(statement);
       if (!calls) {
@@ -87,12 +110,23 @@ class StatementGroup {
         this.pending.set(statement, calls);
       }
       calls.push({ params, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // Every unit that can reach its next statement by now (microtasks only) has called it.
-        setImmediate(() => this.flush());
+      this.waiting.add(unit);
+      this.flushWhenAllWait();
+      if (!this.immediate) {
+        this.immediate = true;
+        // A unit busy with something else (a statement of its own) is not waited for past this.
+        setImmediate(() => {
+          this.immediate = false;
+          this.flush();
+        });
       }
     });
+  }
+
+  done(unit: number): void {
+    this.live--;
+    this.waiting.delete(unit);
+    this.flushWhenAllWait();
   }
 
   abandon(error: Error): void {
@@ -100,10 +134,21 @@ class StatementGroup {
     this.pending.clear();
   }
 
+  private flushWhenAllWait(): void {
+    if (this.soon || this.pending.size === 0 || this.waiting.size < this.live) return;
+    this.soon = true;
+    // After the current microtask: a unit makes all the calls it sends together before it waits.
+    queueMicrotask(() => {
+      this.soon = false;
+      this.flush();
+    });
+  }
+
   private flush(): void {
-    this.scheduled = false;
+    if (this.pending.size === 0) return;
     const pending = this.pending;
     this.pending = new Map();
+    this.waiting.clear();
     // Different statements have different units' rows: their order does not matter. The
     // connection runs them one after another.
     for (const [statement, calls] of pending) void this.runRounds(statement, calls);

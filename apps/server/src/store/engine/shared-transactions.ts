@@ -79,14 +79,22 @@ export function createSharedTransactions(
     let results: PromiseSettledResult<unknown>[];
     try {
       results = await db.connection().execute(async (connection) => {
-        await connection.executeQuery(BEGIN);
-        const statements = collectSharedStatements(connection);
+        // Not waited for: the connection sends the units' first statement right after it, without
+        // a turn of the event loop in between. A BEGIN that failed fails that statement too.
+        const begun = connection.executeQuery(BEGIN);
+        begun.catch(() => undefined);
+        const statements = collectSharedStatements(connection, units.length);
         let settled: PromiseSettledResult<unknown>[];
         try {
-          settled = await Promise.allSettled(units.map((unit) => unit.work(connection)));
+          settled = await Promise.allSettled(
+            units.map((unit, i) =>
+              unit.work(statements.handles[i] as Kysely<Database>).finally(() => statements.done(i)),
+            ),
+          );
         } finally {
           statements.close();
         }
+        await begun;
         if (settled.every((result) => result.status === 'fulfilled')) {
           await connection.executeQuery(COMMIT);
         } else {
