@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   type CompareMeasurements,
+  DURABLE_POSTGRES_KEY,
   formatCompareReport,
   INGESTION_KEY,
+  INGESTION_POSTGRES_KEY,
   judgeCompare,
 } from './compare-report.js';
 import { latencyChartSvg } from './latency-chart.js';
@@ -43,10 +45,20 @@ const measured = (overrides: Partial<CompareMeasurements> = {}): CompareMeasurem
       key: 'zekt-durable-sqlite',
       name: 'Zekt, durable (SQLite)',
       ackPerSecond: 1000,
-      deliveredPerSecond: 520,
+      deliveredPerSecond: 620,
       lost: 0,
       latency: [{ offeredRate: 500, e2e: latency(8, 20), ack: latency(2, 5) }],
       peakRssBytes: 150 * 1024 * 1024,
+    },
+    {
+      key: INGESTION_KEY,
+      name: 'Zekt, ingestion alone (SQLite, --role api)',
+      ackPerSecond: 1000,
+      deliveredPerSecond: null,
+      // The API role routes nothing: its events are never delivered, and that is not judged.
+      lost: 3000,
+      latency: [],
+      peakRssBytes: 120 * 1024 * 1024,
     },
   ],
   isolation: { slowMs: 8000, offeredRate: 100, events: 100, fast: latency(10, 90), slowDelivered: 4 },
@@ -59,13 +71,22 @@ describe('zekt bench --compare verdicts', () => {
   it('judges ratios measured in the same run against its targets', () => {
     const report = judgeCompare(measured());
     expect(report.verdicts.every((v) => v.met)).toBe(true);
-    expect(report.verdicts[0]?.actual).toBe('0.5 (1000/s of 2000/s)');
-    expect(report.verdicts[1]?.actual).toBe('1.04 (520/s vs 500/s)');
+    expect(report.verdicts[0]).toMatchObject({
+      name: 'durable ingest of the API role (SQLite) / ceiling',
+      actual: '0.5 (1000/s of 2000/s)',
+    });
+    expect(report.verdicts[1]).toMatchObject({
+      name: 'durable delivered end to end (SQLite) / naive router',
+      actual: '1.24 (620/s vs 500/s)',
+      limit: '≥ 1.2',
+    });
+    // Without a PostgreSQL target, PostgreSQL's verdicts are not printed.
+    expect(report.verdicts.some((v) => v.name.includes('PostgreSQL)'))).toBe(false);
   });
 
   it('misses a target by a hair, and reports what was not measured as missed', () => {
     const slow = measured({
-      scaling: { deliveries: 3200, githubLatencyMs: 250, oneWorkerPerSecond: 200, twoWorkersPerSecond: 339 },
+      scaling: { deliveries: 3200, githubLatencyMs: 250, oneWorkerPerSecond: 200, twoWorkersPerSecond: 359 },
     });
     const missed = judgeCompare(slow)
       .verdicts.filter((v) => !v.met)
@@ -78,29 +99,45 @@ describe('zekt bench --compare verdicts', () => {
     expect(judgeCompare(lost).verdicts.find((v) => v.name.includes('every acknowledged'))?.met).toBe(false);
   });
 
-  it('prints the ingestion-alone figures beside the targets without judging them', () => {
-    const withIngestion = measured();
-    withIngestion.targets.push({
-      key: INGESTION_KEY,
-      name: 'Zekt, ingestion alone (SQLite, --role api)',
-      ackPerSecond: 800,
-      deliveredPerSecond: null,
-      lost: 0,
-      latency: [],
-      peakRssBytes: 250 * 1024 * 1024,
-    });
-    const report = judgeCompare(withIngestion);
-    expect(report.verdicts.map((v) => v.name).filter((name) => name.includes('ingestion alone'))).toEqual([]);
-    expect(report.verdicts.every((v) => v.met)).toBe(true);
+  it("judges PostgreSQL's targets apart, by its own bar", () => {
+    const withPostgres = measured();
+    withPostgres.targets.push(
+      {
+        key: DURABLE_POSTGRES_KEY,
+        name: 'Zekt, durable (PostgreSQL)',
+        ackPerSecond: 600,
+        deliveredPerSecond: 510,
+        lost: 0,
+        latency: [{ offeredRate: 500, e2e: latency(10, 26), ack: latency(2, 5) }],
+        peakRssBytes: 201 * 1024 * 1024,
+      },
+      {
+        key: INGESTION_POSTGRES_KEY,
+        name: 'Zekt, ingestion alone (PostgreSQL, --role api)',
+        ackPerSecond: 999,
+        deliveredPerSecond: null,
+        lost: 0,
+        latency: [],
+        peakRssBytes: 120 * 1024 * 1024,
+      },
+    );
+    const report = judgeCompare(withPostgres);
+    const missed = report.verdicts.filter((v) => !v.met).map((v) => v.name);
+    // 1.02 of the naive router meets PostgreSQL's bar (1.0), not SQLite's (1.2).
+    expect(missed).toEqual([
+      'durable ingest of the API role (PostgreSQL) / ceiling',
+      'durable e2e p99 at 500 events/s offered (PostgreSQL)',
+      'Zekt, durable (PostgreSQL): peak RSS',
+    ]);
     expect(formatCompareReport(report)).toMatch(
-      /Zekt, ingestion alone \(SQLite, --role api\) +800 +0\.4 +— +—/,
+      /Zekt, ingestion alone \(PostgreSQL, --role api\) +999 +0\.5 +— +—/,
     );
   });
 
   it('prints the table, the scenarios and every verdict', () => {
     const text = formatCompareReport(judgeCompare(measured()));
     expect(text).toContain('Zekt, durable (SQLite)');
-    expect(text).toContain('met     durable ingest / ceiling: 0.5');
+    expect(text).toContain('met     durable ingest of the API role (SQLite) / ceiling: 0.5');
     expect(text).toContain('scale-out on PostgreSQL');
   });
 

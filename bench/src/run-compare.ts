@@ -8,7 +8,9 @@ import {
   type CompareMeasurements,
   type CompareReport,
   DURABLE_KEY,
+  DURABLE_POSTGRES_KEY,
   INGESTION_KEY,
+  INGESTION_POSTGRES_KEY,
   judgeCompare,
   type TargetFigures,
 } from './compare-report.js';
@@ -120,6 +122,7 @@ export interface CompareOptions extends Omit<CliCompareOptions, 'only'> {
 
 const COMPARE_RATE = COMPARE_TARGETS.e2eP99AtRate.rate;
 const INGESTION_NAME = 'Zekt, ingestion alone (SQLite, --role api)';
+const INGESTION_POSTGRES_NAME = 'Zekt, ingestion alone (PostgreSQL, --role api)';
 
 /**
  * The parts of the comparison, for `--only`: each target, and each scenario. On a shared machine one
@@ -249,26 +252,29 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
         (t) => measureTarget(DURABLE_KEY, t, opts),
       ),
     );
-  if (runs('ingestion'))
-    figures.push(
-      await withTarget(
-        async () => {
-          // The API process of a split deployment (`--role api`): it verifies each webhook and
-          // stores its event durably, and leaves routing and dispatch to workers, of which there
-          // are none here. Not a target: it shows what the durable acknowledgement
-          // costs without the router and the dispatcher on the same CPU.
-          const zekt = await startZekt({
-            name: INGESTION_NAME,
-            consumers: [FAST_CONSUMER],
-            durable: true,
-            role: 'api',
-            ...profiled,
-          });
-          return { ...zekt, consumers: [] };
-        },
-        (t) => measureTarget(INGESTION_KEY, t, { ...opts, rates: [] }),
-      ),
+  // The API process of a split deployment (`--role api`): it verifies each webhook and stores its
+  // event durably, and leaves routing and dispatch to workers, of which there are none here: what
+  // the durable acknowledgement costs without the router and the dispatcher on the same CPU.
+  const ingestion = (name: string, key: string, databaseUrl?: string) =>
+    withTarget(
+      async () => {
+        const zekt = await startZekt({
+          name,
+          consumers: [FAST_CONSUMER],
+          durable: true,
+          role: 'api',
+          ...(databaseUrl ? { databaseUrl } : {}),
+          ...profiled,
+        });
+        return { ...zekt, consumers: [] };
+      },
+      (t) => measureTarget(key, t, { ...opts, rates: [] }),
     );
+  if (runs('ingestion')) {
+    figures.push(await ingestion(INGESTION_NAME, INGESTION_KEY));
+    if (options.databaseUrl)
+      figures.push(await ingestion(INGESTION_POSTGRES_NAME, INGESTION_POSTGRES_KEY, options.databaseUrl));
+  }
   if (options.databaseUrl && runs('postgres')) {
     figures.push(
       await withTarget(
@@ -281,7 +287,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
             ...sameConcurrency,
             ...profiled,
           }),
-        (t) => measureTarget('zekt-durable-postgres', t, opts),
+        (t) => measureTarget(DURABLE_POSTGRES_KEY, t, opts),
       ),
     );
   }
