@@ -40,9 +40,10 @@ export async function recordWebhookDelivery(
 }
 
 // One statement, so the check of the older table costs no round trip on the webhook's path. The
-// parameters are cast: PostgreSQL cannot infer the type of one in a select list. On PostgreSQL it is
-// also the first part of the statement that stores the event (received-event-on-postgres.ts).
-export const buildRecordWebhookDelivery = (
+// parameters are cast: PostgreSQL cannot infer the type of one in a select list. A completion
+// webhook on PostgreSQL writes its receipt by the statement that stores its event, for a group of
+// webhooks at once, with the same rule (received-event-on-postgres.ts).
+const buildRecordWebhookDelivery = (
   db: QueryCreator<Database>,
   p: { guid: string; event: string; hookId: number; now: number },
 ) =>
