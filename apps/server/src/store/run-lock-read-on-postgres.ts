@@ -14,6 +14,11 @@ type Params = { repositoryId: number; path: string; runKey: string };
  * Only rows the run's lock does not guard may be read here: the statement's snapshot is taken
  * before the locks are waited for (accounts.ts, `getRepositoryAndWorkflowLockingRun`). Rows come
  * back as JSON, whose numbers and booleans are what the driver's parsers give (engine/postgres.ts).
+ *
+ * Each row is read by its key in a subquery of its own, never joined: the planner takes the
+ * recordset for 100 rows, and joined to a table it deems small (a fresh database, or one never
+ * analyzed) it reads the table whole; the statement is prepared by name, so that generic plan
+ * would stay as the tables grow (test/postgres/query-plans.test.ts).
  */
 export const readLockingRunsOnPostgres = sharedStatement(
   async (
@@ -43,8 +48,9 @@ const LOCKING_RUNS = `with input as (
   select ordered.i, pg_advisory_xact_lock(hashtextextended(ordered.run_key, 0)) as locked
   from (select i, run_key from input order by run_key, i offset 0) ordered
 )
-select input.i, to_json(r) as repository, to_json(w) as workflow
+select input.i,
+  (select to_json(r) from repositories r where r.repository_id = input.repository_id) as repository,
+  (select to_json(w) from workflows w where w.repository_id = input.repository_id and w.path = input.path)
+    as workflow
 from input
-join locked on locked.i = input.i
-left join repositories r on r.repository_id = input.repository_id
-left join workflows w on w.repository_id = input.repository_id and w.path = input.path`;
+join locked on locked.i = input.i`;

@@ -1,18 +1,24 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../src/domain/run-summary.js';
 import { findDeliveryOfRun } from '../../src/ingest/consumer-run-match.js';
+import { getRepositoryAndWorkflowLockingRun } from '../../src/store/accounts.js';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
 import {
   claimWithContext,
   findConsumerDelivery,
   finishAttempt,
+  newDeliveryRow,
   nextDeliveryDueAt,
 } from '../../src/store/deliveries/index.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { attemptRecorded } from '../../src/store/dispatch-context.js';
+import { PLANNED_EACH_TIME } from '../../src/store/engine/prepared-statements.js';
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
 import { readQueueStats } from '../../src/store/queue-stats.js';
+import { recordReceivedEvent } from '../../src/store/received-event.js';
 import { recentReplayTimes } from '../../src/store/replays.js';
 import {
   deleteExpiredArchives,
@@ -20,6 +26,8 @@ import {
   deleteExpiredEvents,
   deleteOrphanedMessages,
 } from '../../src/store/retention.js';
+import { writeRoutedEvent } from '../../src/store/routed-event.js';
+import { readRouting } from '../../src/store/routing-read.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../support/test-database.js';
 
@@ -50,16 +58,16 @@ afterAll(async () => {
 });
 
 /**
- * Index names in the plan of the last statement `run` sent whose SQL matches `pick`. `generic`:
+ * The plan, as JSON text, of the last statement `run` sent whose SQL matches `pick`. `generic`:
  * the plan PostgreSQL may keep for a statement prepared by name (store/engine/prepared-statements.ts)
  * after five runs, planned without the parameters' values; a partial index serves it only when the
  * statement's text states the index's predicate.
  */
-async function indexesUsed(
+async function planOf(
   run: () => Promise<unknown>,
   pick: RegExp = /.*/s,
   { generic = false }: { generic?: boolean } = {},
-): Promise<string[]> {
+): Promise<string> {
   captured.length = 0;
   await run();
   const statement = [...captured].reverse().find((q) => pick.test(q.sql));
@@ -88,10 +96,44 @@ async function indexesUsed(
     }
     const plan = JSON.stringify(result.rows[0]['QUERY PLAN']);
     expect(plan, `${statement.sql}\n${plan}`).not.toContain('"Seq Scan"');
-    return [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!);
+    return plan;
   } finally {
     await client.end();
   }
+}
+
+/** Index names in the plan of the last statement `run` sent whose SQL matches `pick` (`planOf`). */
+async function indexesUsed(
+  run: () => Promise<unknown>,
+  pick: RegExp = /.*/s,
+  options: { generic?: boolean } = {},
+): Promise<string[]> {
+  const plan = await planOf(run, pick, options);
+  return [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!);
+}
+
+type PlanNode = { Plans?: PlanNode[] } & Record<string, unknown>;
+
+/**
+ * The indexes `plan` scans, each marked " (whole)" when the scan has no condition: an index read
+ * from end to end (a merge join's) serves no key, it only replaces a sequential scan.
+ */
+function indexLookups(plan: string): string[] {
+  const found: string[] = [];
+  const walk = (node: PlanNode) => {
+    const index = node['Index Name'];
+    if (typeof index === 'string') found.push(node['Index Cond'] ? index : `${index} (whole)`);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  for (const { Plan } of JSON.parse(plan) as Array<{ Plan: PlanNode }>) walk(Plan);
+  return found.sort();
+}
+
+/** The unique indexes the inserts of `plan` check their conflicts against. */
+function conflictArbiters(plan: string): string[] {
+  return [...plan.matchAll(/"Conflict Arbiter Indexes":\[([^\]]*)\]/g)]
+    .flatMap((m) => JSON.parse(`[${m[1]}]`) as string[])
+    .sort();
 }
 
 describe('query plans on PostgreSQL', () => {
@@ -244,5 +286,180 @@ describe('query plans on PostgreSQL', () => {
     expect(await indexesUsed(() => deleteOrphanedMessages(store.db, now, 500), /^select/)).toContain(
       'messages_status_received',
     );
+  });
+
+  // Completion webhooks' statements on PostgreSQL: each is one statement for any number of runs,
+  // their rows a JSON recordset the planner takes for 100 rows, so what matters is that each row
+  // is found by its key, never that a table is read whole once.
+  const path = '.github/workflows/deploy.yml';
+  const summary: RunSummary = {
+    repository: 'acme/api',
+    workflow: 'Deploy',
+    workflowPath: path,
+    runId: '77',
+    runAttempt: 1,
+    runNumber: 3,
+    conclusion: 'success',
+    headBranch: 'main',
+    headSha: 'a'.repeat(40),
+    actor: 'alice',
+    htmlUrl: 'https://github.com/acme/api/actions/runs/77',
+    completedAt: '2026-11-20T00:00:00Z',
+  };
+  let runs = 100;
+  /** A new completion webhook's event, stored as the webhook route stores it. */
+  const receive = async (): Promise<string> => {
+    const runId = runs++;
+    const received = await store.transaction((trx) =>
+      recordReceivedEvent(
+        trx,
+        'postgres',
+        { guid: `guid-${runId}`, event: 'workflow_run', hookId: 5 },
+        { repositoryId: 10, runId, runAttempt: 1, accountId: 1, summary, routeAfter: now },
+        now,
+      ),
+    );
+    if (received === 'duplicate-receipt' || received.eventId === null) throw new Error('no new event');
+    return received.eventId;
+  };
+
+  it('locks a run and reads its repository and workflow by their primary keys', async () => {
+    const run = { repositoryId: 10, runId: 77, runAttempt: 1 };
+    for (const generic of [false, true]) {
+      const plan = await planOf(
+        () => store.transaction((trx) => getRepositoryAndWorkflowLockingRun(trx, 'postgres', run, path)),
+        /pg_advisory_xact_lock/,
+        { generic },
+      );
+      expect(indexLookups(plan), plan).toEqual(['repositories_pkey', 'workflows_pk']);
+    }
+  });
+
+  it("records a webhook's receipt and event by their keys, and checks the GUIDs of before per-hook receipts by theirs", async () => {
+    for (const generic of [false, true]) {
+      const plan = await planOf(receive, /insert into webhook_receipts/, { generic });
+      expect(indexLookups(plan), plan).toEqual(['webhook_deliveries_pkey']);
+      expect(conflictArbiters(plan), plan).toEqual(['events_run_key', 'webhook_receipts_pk']);
+    }
+  });
+
+  it("reads a run's message and its workflow's routable subscriptions by their indexes", async () => {
+    const run = { repositoryId: 10, runId: 77, runAttempt: 1, workflowPath: path };
+    for (const generic of [false, true]) {
+      const plan = await planOf(
+        () => store.transaction((trx) => readRouting(trx, 'postgres', run, true)),
+        /json_to_recordset/,
+        { generic },
+      );
+      const lookups = indexLookups(plan);
+      // Approved subscriptions of a service: the live ones' partial index, or, where the generic
+      // plan cannot prove the status matches its predicate, the index of service and status.
+      const subscriptions = lookups.filter((index) => index.startsWith('subscriptions_'));
+      expect(subscriptions, plan).toHaveLength(1);
+      expect(['subscriptions_live', 'subscriptions_service']).toContain(subscriptions[0]);
+      expect(
+        lookups.filter((index) => !index.startsWith('subscriptions_')),
+        plan,
+      ).toEqual(['accounts_pkey', 'messages_run_key', 'repositories_pkey', 'services_workflow']);
+    }
+  });
+
+  const routed = async () => {
+    const eventId = await receive();
+    await store.transaction((trx) =>
+      writeRoutedEvent(
+        trx,
+        'postgres',
+        {
+          eventId,
+          summaryJson: JSON.stringify(summary),
+          payloadJson: '{"a":1}',
+          payloadBytes: 7,
+          archiveExpiresAt: now + 1_000,
+          messageId: null,
+        },
+        [
+          newDeliveryRow(
+            {
+              deliveryId: `delivery-of-${eventId}`,
+              eventId,
+              subscriptionId: 'sub_1',
+              serviceId: 'svc_1',
+              providerAccountId: 1,
+              providerRepositoryId: 10,
+              consumerAccountId: 2,
+              consumerRepositoryId: 20,
+              correlationId: '77',
+              runAttempt: 1,
+              eventType: 'deployed',
+              durable: true,
+            },
+            now,
+          ),
+        ],
+        now,
+        { accountId: 2, day: '2026-11-20', counters: ['dispatchApiCalls'] },
+      ),
+    );
+  };
+  const routedWrites = /^(\/\* planned each time \*\/ )?with archive as/;
+
+  it("marks a routed event by its primary key as it writes the event's archive, deliveries and usage", async () => {
+    // Never prepared (next test): only the plan made for each run counts.
+    const plan = await planOf(routed, routedWrites);
+    expect(indexLookups(plan), plan).toEqual(['events_pkey']);
+    expect(conflictArbiters(plan), plan).toEqual(['usage_daily_shards_pk']);
+  });
+
+  it("plans routing's writes for each run, never prepared by name", async () => {
+    // A generic plan kept from while `events` was small would scan it as it grows.
+    captured.length = 0;
+    await routed();
+    const statement = captured.find((q) => routedWrites.test(q.sql));
+    if (!statement) throw new Error("the store sent no statement of routing's writes");
+    expect(statement.sql.startsWith(PLANNED_EACH_TIME), statement.sql).toBe(true);
+
+    // One connection: the statements below run in the session pg_prepared_statements describes.
+    const alone = await openStore({ kind: 'postgres', url: database.url, poolSize: 1 });
+    try {
+      // More runs than PostgreSQL's five custom plans before it may keep a generic one.
+      for (let i = 0; i < 6; i++) {
+        const eventId = await receive();
+        await alone.transaction((trx) =>
+          writeRoutedEvent(
+            trx,
+            'postgres',
+            {
+              eventId,
+              summaryJson: JSON.stringify(summary),
+              payloadJson: null,
+              payloadBytes: 0,
+              archiveExpiresAt: now + 1_000,
+              messageId: null,
+            },
+            [],
+            now,
+            { accountId: 1, day: '2026-11-20', counters: ['eventsReceived'] },
+          ),
+        );
+        await alone.transaction((trx) =>
+          recordReceivedEvent(
+            trx,
+            'postgres',
+            { guid: `guid-alone-${i}`, event: 'workflow_run', hookId: 5 },
+            { repositoryId: 10, runId: runs++, runAttempt: 1, accountId: 1, summary, routeAfter: now },
+            now,
+          ),
+        );
+      }
+      const { rows } = await sql<{ statement: string }>`
+        select statement from pg_prepared_statements where name like 'zekt\\_%'`.execute(alone.db);
+      const prepared = rows.map((row) => row.statement);
+      // The store does name statements on this connection: the receipt's is prepared.
+      expect(prepared.some((text) => text.includes('insert into webhook_receipts'))).toBe(true);
+      expect(prepared.filter((text) => text.includes('update events set route_status'))).toEqual([]);
+    } finally {
+      await alone.close();
+    }
   });
 });
