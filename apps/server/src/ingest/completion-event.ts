@@ -2,8 +2,7 @@ import { withHandoff } from '../delivery/handoff.js';
 import { parseWorkflowRun } from '../domain/run-summary.js';
 import type { UsageCounter } from '../domain/usage.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
-import { getRepositoryAndWorkflowLockingRun } from '../store/accounts.js';
-import { recordReceivedEvent } from '../store/received-event.js';
+import { receiveCompletion } from '../store/received-event.js';
 import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsage, countUsages } from '../store/usage.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
@@ -51,44 +50,30 @@ export async function storeCompletionEvent(
     (work) => options.store.sharedTransaction(work),
     async (trx, handoff): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
       // First, and on PostgreSQL under the run's lock: a message of this run being stored right
-      // now commits before this reads the run's message (store/accounts.ts).
-      const read = await getRepositoryAndWorkflowLockingRun(
+      // now commits before routing reads the run's message (store/received-event.ts).
+      const received = await receiveCompletion(
         trx,
         options.store.dialect,
         run,
-        run.summary.workflowPath,
+        delivery,
+        { routeAfter: now + options.messageGraceMs, traceParent: span.traceparent },
+        now,
       );
-      if (!read?.repository.provider_enabled || read.repository.removed_at !== null) {
+      if (received.outcome === 'not-a-provider') {
         return {
           outcome: 'ignored',
           detail: `${run.summary.repository} is not enabled as a provider repository`,
         };
       }
-      const { repository } = read;
-      const accountId = repository.account_id;
-      const received = await recordReceivedEvent(
-        trx,
-        options.store.dialect,
-        delivery,
-        {
-          repositoryId: run.repositoryId,
-          runId: run.runId,
-          runAttempt: run.runAttempt,
-          accountId,
-          summary: run.summary,
-          routeAfter: now + options.messageGraceMs,
-          traceParent: span.traceparent,
-        },
-        now,
-      );
-      if (received === 'duplicate-receipt') {
+      if (received.outcome === 'duplicate-receipt') {
         return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
       }
+      const accountId = received.repository.account_id;
       const workflow = await recordWorkflowSeen(
         trx,
         { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
         now,
-        { row: read.workflow },
+        { row: received.workflow },
       );
       const { eventId } = received;
       if (eventId === null) {

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { hotQuery } from './engine/compiled-query.js';
 import type { KeysetPage } from './page.js';
-import { readLockingRunsOnPostgres } from './run-lock-read-on-postgres.js';
 import type { AccountRow, Database, RepositoryRow, WorkflowRow } from './schema.js';
 
 /** Accounts and their repositories, kept in step with `installation*` webhooks. */
@@ -218,35 +217,26 @@ const getRepositoryLockingRunQuery = hotQuery((db, p: { repositoryId: number; ru
 const lockingRun = (runKey: string) =>
   sql<unknown>`pg_advisory_xact_lock(hashtextextended(${runKey}, 0))`.as('run_locked');
 
-const runLockKey = (run: { repositoryId: number; runId: number; runAttempt: number }) =>
+export const runLockKey = (run: { repositoryId: number; runId: number; runAttempt: number }) =>
   `${run.repositoryId}:${run.runId}:${run.runAttempt}`;
 
 /**
- * `getRepositoryLockingRun` for a completion webhook, with the run's workflow row (undefined when
- * the workflow was never seen) read by the same statement: one round trip fewer per event on
- * PostgreSQL. The workflow row is read before the webhook's transaction writes
- * anything, so `recordWorkflowSeen` may take it as its own read.
- *
- * Only rows the run's lock does not guard may join this statement. PostgreSQL takes a statement's
- * snapshot when the statement starts, before `pg_advisory_xact_lock` waits, so what it reads
- * predates a transaction that held the lock and committed meanwhile. The workflow's sighting does
- * not care; the run's message does, which is why routing reads it in a statement of its own.
+ * A repository and one of its workflows (undefined when never seen), in one statement: a completion
+ * webhook's read on SQLite (received-event.ts, `receiveCompletion`; PostgreSQL's takes the run's
+ * lock as well and is received-event-on-postgres.ts).
  */
-export async function getRepositoryAndWorkflowLockingRun(
+export async function getRepositoryAndWorkflow(
   db: Kysely<Database>,
-  dialect: 'sqlite' | 'postgres',
-  run: { repositoryId: number; runId: number; runAttempt: number },
+  repositoryId: number,
   workflowPath: string,
 ): Promise<{ repository: RepositoryRow; workflow: WorkflowRow | undefined } | undefined> {
-  const params = { repositoryId: run.repositoryId, path: workflowPath };
-  if (dialect === 'postgres') return readLockingRunsOnPostgres(db, { ...params, runKey: runLockKey(run) });
-  const row = (await repositoryAndWorkflowQuery.execute(db, params)).rows[0];
+  const row = (await repositoryAndWorkflowQuery.execute(db, { repositoryId, path: workflowPath })).rows[0];
   if (row === undefined) return undefined;
   const repository: Record<string, unknown> = {};
   const workflow: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
     if (column.startsWith(WORKFLOW_PREFIX)) workflow[column.slice(WORKFLOW_PREFIX.length)] = value;
-    else if (column !== 'run_locked') repository[column] = value;
+    else repository[column] = value;
   }
   return {
     repository: repository as RepositoryRow,

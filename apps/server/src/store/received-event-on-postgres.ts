@@ -1,82 +1,143 @@
 import { CompiledQuery } from 'kysely';
 import { sharedStatement } from './engine/shared-statements.js';
-import type { newEventParams } from './events.js';
+import type { RepositoryRow, WorkflowRow } from './schema.js';
 import { APP_WEBHOOK_ID } from './webhook-deliveries.js';
 
-type Params = ReturnType<typeof newEventParams> & { guid: string; event: string; hookId: number };
+export interface ReceiveParams {
+  repositoryId: number;
+  runId: number;
+  runAttempt: number;
+  /** `repositoryId:runId:runAttempt`: what the run's advisory lock is taken on (accounts.ts). */
+  runKey: string;
+  workflowPath: string;
+  workflowName: string;
+  conclusion: string | null;
+  summary: string;
+  guid: string;
+  event: string;
+  hookId: number;
+  eventId: string;
+  now: number;
+  routeAfter: number;
+  traceParent: string | null;
+}
+
+export interface Received {
+  repository: RepositoryRow | undefined;
+  workflow: WorkflowRow | undefined;
+  /** The GUID was new through its hook, and the repository a provider: its receipt was written. */
+  recorded: boolean;
+  /** The event written; null when the run key was received already (or nothing was recorded). */
+  eventId: string | null;
+}
 
 /**
- * Completion webhooks' GUIDs and their events on PostgreSQL, in one statement of data-modifying CTEs
- * for any number of them (a shared statement: engine/shared-statements.ts). An event is inserted only
- * when its receipt was: a GUID already processed stores nothing. The run key's unique constraint
- * decides whether the event is new. Two webhooks of one group with the same GUID or the same run go
- * to the statement one after the other, so the second sees the first as any later webhook would.
+ * Completion webhooks on PostgreSQL, up to their event, in one statement for any number of them (a
+ * shared statement: engine/shared-statements.ts):
  *
- * The receipt's check of `webhook_deliveries` (written before migration 0010) is the rule of
- * webhook-deliveries.ts: the same hook, an unknown one, or any hook for the App's webhook.
+ * 1. each run's advisory lock, in the order of the runs' keys whatever the order of the webhooks,
+ *    so two groups holding some of the same runs cannot deadlock (a run twice in one group is
+ *    locked twice by one transaction, which PostgreSQL allows);
+ * 2. then each run's repository and workflow, by key (never joined: the planner takes a recordset
+ *    for 100 rows, and joined to a table it deems small it reads the table whole, a plan a named
+ *    statement would keep as the table grows);
+ * 3. for a repository that is an enabled provider, the webhook's receipt (the rule of
+ *    webhook-deliveries.ts: a GUID already processed through the same hook, an unknown one, or any
+ *    hook for the App's webhook, stores nothing) and, when the receipt is new, the run's event,
+ *    under the account the repository belongs to; the run key's unique constraint decides whether
+ *    the event is new.
+ *
+ * The locks are taken before any row is written (`found` is materialized: scanning it takes them
+ * all). Only rows the run's lock does not guard are read here: the statement's snapshot predates
+ * the locks' waits (accounts.ts, `getRepositoryLockingRun`); the run's message is read by routing,
+ * in a statement of its own. Two webhooks of one group with the same GUID or the same run go to the
+ * statement one after the other, so the second sees the first as any later webhook would. Rows come
+ * back as JSON, whose numbers and booleans are what the driver's parsers give (engine/postgres.ts).
  */
-export const recordReceivedEventOnPostgres = sharedStatement(
-  async (db, rows: readonly Params[]): Promise<Array<{ recorded: boolean; eventId: string | null }>> => {
+export const receiveCompletionsOnPostgres = sharedStatement(
+  async (db, rows: readonly ReceiveParams[]): Promise<Received[]> => {
     const input = JSON.stringify(
       rows.map((p, i) => ({
         i,
-        guid: p.guid,
-        hook_id: p.hookId,
-        event: p.event,
-        event_id: p.eventId,
         repository_id: p.repositoryId,
         run_id: p.runId,
         run_attempt: p.runAttempt,
-        account_id: p.accountId,
-        workflow_path: p.workflowPath,
+        run_key: p.runKey,
+        path: p.workflowPath,
         workflow_name: p.workflowName,
         conclusion: p.conclusion,
         summary: p.summary,
+        guid: p.guid,
+        event: p.event,
+        hook_id: p.hookId,
+        event_id: p.eventId,
         now: p.now,
         route_after: p.routeAfter,
         trace_parent: p.traceParent,
       })),
     );
-    const result = await db.executeQuery<{ i: number; recorded: boolean; event_id: string | null }>(
-      CompiledQuery.raw(RECEIVED_EVENTS, [input, APP_WEBHOOK_ID]),
-    );
+    const result = await db.executeQuery<{
+      i: number;
+      repository: RepositoryRow | null;
+      workflow: WorkflowRow | null;
+      recorded: boolean;
+      event_id: string | null;
+    }>(CompiledQuery.raw(RECEIVE, [input, APP_WEBHOOK_ID]));
     const byRow = new Map(result.rows.map((row) => [row.i, row]));
     return rows.map((_, i) => {
       const row = byRow.get(i);
-      return { recorded: Boolean(row?.recorded), eventId: row?.event_id ?? null };
+      return {
+        repository: row?.repository ?? undefined,
+        workflow: row?.workflow ?? undefined,
+        recorded: Boolean(row?.recorded),
+        eventId: row?.event_id ?? null,
+      };
     });
   },
   {
-    keys: (p) => [`guid:${p.guid}`, `run:${p.repositoryId}:${p.runId}:${p.runAttempt}`],
+    keys: (p) => [`guid:${p.guid}`, `run:${p.runKey}`],
   },
 );
 
-const RECEIVED_EVENTS = `with input as (
-  select * from json_to_recordset($1::json) as r(i integer, guid text, hook_id bigint, event text,
-    event_id text, repository_id bigint, run_id bigint, run_attempt integer, account_id bigint,
-    workflow_path text, workflow_name text, conclusion text, summary text, now bigint,
-    route_after bigint, trace_parent text)
+const RECEIVE = `with input as (
+  select * from json_to_recordset($1::json) as r(i integer, repository_id bigint, run_id bigint,
+    run_attempt integer, run_key text, path text, workflow_name text, conclusion text, summary text,
+    guid text, event text, hook_id bigint, event_id text, now bigint, route_after bigint,
+    trace_parent text)
+), locked as materialized (
+  select ordered.i, pg_advisory_xact_lock(hashtextextended(ordered.run_key, 0)) as locked
+  from (select i, run_key from input order by run_key, i offset 0) ordered
+), found as materialized (
+  select input.*,
+    (select to_json(r) from repositories r where r.repository_id = input.repository_id) as repository,
+    (select to_json(w) from workflows w where w.repository_id = input.repository_id and w.path = input.path)
+      as workflow
+  from input join locked on locked.i = input.i
+), provider as (
+  select found.*, (found.repository ->> 'account_id')::bigint as account_id from found
+  where (found.repository ->> 'provider_enabled')::boolean and found.repository ->> 'removed_at' is null
 ), receipt as (
   insert into webhook_receipts (delivery_guid, hook_id, event, received_at)
-  select guid, hook_id, event, now from input
+  select guid, hook_id, event, now from provider
   where not exists (
     select 1 from webhook_deliveries d
-    where d.delivery_guid = input.guid
-      and (d.hook_id = input.hook_id or d.hook_id is null or input.hook_id = $2::bigint))
+    where d.delivery_guid = provider.guid
+      and (d.hook_id = provider.hook_id or d.hook_id is null or provider.hook_id = $2::bigint))
   on conflict (delivery_guid, hook_id) do nothing
   returning delivery_guid, hook_id
 ), event as (
   insert into events (event_id, repository_id, run_id, run_attempt, account_id, workflow_path,
     workflow_name, conclusion, summary, received_at, route_after, route_status, routed_at,
     message_id, deliveries_created, trace_parent)
-  select input.event_id, input.repository_id, input.run_id, input.run_attempt, input.account_id,
-    input.workflow_path, input.workflow_name, input.conclusion, input.summary, input.now,
-    input.route_after, 'pending', null, null, 0, input.trace_parent
-  from input join receipt on receipt.delivery_guid = input.guid and receipt.hook_id = input.hook_id
+  select provider.event_id, provider.repository_id, provider.run_id, provider.run_attempt,
+    provider.account_id, provider.path, provider.workflow_name, provider.conclusion, provider.summary,
+    provider.now, provider.route_after, 'pending', null, null, 0, provider.trace_parent
+  from provider join receipt on receipt.delivery_guid = provider.guid and receipt.hook_id = provider.hook_id
   on conflict (repository_id, run_id, run_attempt) do nothing
   returning event_id
 )
-select input.i, receipt.delivery_guid is not null as recorded, event.event_id
-from input
-left join receipt on receipt.delivery_guid = input.guid and receipt.hook_id = input.hook_id
-left join event on event.event_id = input.event_id`;
+select found.i, found.repository, found.workflow, receipt.delivery_guid is not null as recorded,
+  event.event_id
+from found
+left join receipt on receipt.delivery_guid = found.guid and receipt.hook_id = found.hook_id
+left join event on event.event_id = found.event_id`;

@@ -1,34 +1,93 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
+import type { RunSummary } from '../domain/run-summary.js';
+import { getRepositoryAndWorkflow, runLockKey } from './accounts.js';
 import type { SqlDialect } from './engine/dialect.js';
-import { insertEvent, type NewEvent, newEventParams } from './events.js';
-import { recordReceivedEventOnPostgres } from './received-event-on-postgres.js';
-import type { Database } from './schema.js';
+import { insertEvent, newEventParams } from './events.js';
+import { receiveCompletionsOnPostgres } from './received-event-on-postgres.js';
+import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
 import { APP_WEBHOOK_ID, recordWebhookDelivery } from './webhook-deliveries.js';
 
+/** What a completion webhook's first step found and wrote. */
+export type ReceivedCompletion =
+  /** The repository is unknown, or not an enabled provider: nothing was written. */
+  | { outcome: 'not-a-provider' }
+  /** The GUID was processed already through this hook: nothing was written. */
+  | { outcome: 'duplicate-receipt'; repository: RepositoryRow; workflow: WorkflowRow | undefined }
+  /** The receipt was written; `eventId` null: the run key was received already (another GUID). */
+  | {
+      outcome: 'received';
+      repository: RepositoryRow;
+      workflow: WorkflowRow | undefined;
+      eventId: string | null;
+    };
+
 /**
- * A completion webhook's receipt (its GUID through its hook, webhook-deliveries.ts) and, when the
- * GUID is new, its event (events.ts). `duplicate-receipt`: the GUID was processed already and
- * nothing was written; `eventId` null: the run key was received already (through another GUID).
- * One statement on PostgreSQL (received-event-on-postgres.ts), two on SQLite.
+ * A completion webhook's first step, in the caller's transaction: on PostgreSQL the run's lock
+ * first (a message of this run being stored right now commits before routing reads the run's
+ * message: accounts.ts, `getRepositoryLockingRun`); the run's repository and its workflow (the
+ * workflow undefined when never seen: `recordWorkflowSeen` may take it as its own read); and, for
+ * an enabled provider repository, the webhook's receipt (its GUID through its hook,
+ * webhook-deliveries.ts) and, when the GUID is new, the run's event (events.ts) under the
+ * repository's account. One statement on PostgreSQL for all the webhooks of a group
+ * (received-event-on-postgres.ts); on SQLite, whose one writer serialises transactions, three.
  */
-export async function recordReceivedEvent(
+export async function receiveCompletion(
   db: Kysely<Database>,
   dialect: SqlDialect,
+  run: { repositoryId: number; runId: number; runAttempt: number; summary: RunSummary },
   delivery: { guid: string; event: string; hookId: number | null },
-  event: NewEvent,
+  event: { routeAfter: number; traceParent: string | null },
   now: number,
-): Promise<'duplicate-receipt' | { eventId: string | null }> {
+): Promise<ReceivedCompletion> {
+  const eventId = newId('evt', now);
   if (dialect === 'postgres') {
-    const eventId = newId('evt', now);
-    const received = await recordReceivedEventOnPostgres(db, {
-      ...newEventParams(eventId, event, now),
+    const row = newEventParams(
+      eventId,
+      { ...run, accountId: 0, routeAfter: event.routeAfter, traceParent: event.traceParent },
+      now,
+    );
+    const received = await receiveCompletionsOnPostgres(db, {
+      repositoryId: run.repositoryId,
+      runId: run.runId,
+      runAttempt: run.runAttempt,
+      runKey: runLockKey(run),
+      workflowPath: row.workflowPath,
+      workflowName: row.workflowName,
+      conclusion: row.conclusion,
+      summary: row.summary,
       guid: delivery.guid,
       event: delivery.event,
       hookId: delivery.hookId ?? APP_WEBHOOK_ID,
+      eventId,
+      now,
+      routeAfter: event.routeAfter,
+      traceParent: event.traceParent,
     });
-    return received.recorded ? { eventId: received.eventId } : 'duplicate-receipt';
+    const { repository, workflow } = received;
+    if (!isProvider(repository)) return { outcome: 'not-a-provider' };
+    if (!received.recorded) return { outcome: 'duplicate-receipt', repository, workflow };
+    return { outcome: 'received', repository, workflow, eventId: received.eventId };
   }
-  if (!(await recordWebhookDelivery(db, delivery, now))) return 'duplicate-receipt';
-  return { eventId: await insertEvent(db, event, now) };
+  const read = await getRepositoryAndWorkflow(db, run.repositoryId, run.summary.workflowPath);
+  if (!isProvider(read?.repository)) return { outcome: 'not-a-provider' };
+  const { repository, workflow } = read as { repository: RepositoryRow; workflow: WorkflowRow | undefined };
+  if (!(await recordWebhookDelivery(db, delivery, now))) {
+    return { outcome: 'duplicate-receipt', repository, workflow };
+  }
+  const inserted = await insertEvent(
+    db,
+    {
+      ...run,
+      accountId: repository.account_id,
+      routeAfter: event.routeAfter,
+      traceParent: event.traceParent,
+    },
+    now,
+  );
+  return { outcome: 'received', repository, workflow, eventId: inserted };
+}
+
+function isProvider(repository: RepositoryRow | undefined): repository is RepositoryRow {
+  return Boolean(repository?.provider_enabled) && repository?.removed_at === null;
 }

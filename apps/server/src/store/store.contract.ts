@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../domain/run-summary.js';
-import {
-  getAccountByLogin,
-  getRepository,
-  getRepositoryAndWorkflowLockingRun,
-  upsertInstalledAccount,
-  upsertRepositories,
-} from './accounts.js';
+import { getAccountByLogin, getRepository, upsertInstalledAccount, upsertRepositories } from './accounts.js';
 import {
   type ClaimOptions,
   claimWithContext,
@@ -19,7 +13,7 @@ import {
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
 import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';
-import { recordReceivedEvent } from './received-event.js';
+import { receiveCompletion } from './received-event.js';
 import { writeRoutedEvent } from './routed-event.js';
 import { readRouting } from './routing-read.js';
 import type { NewDelivery } from './schema.js';
@@ -131,30 +125,27 @@ export function describeStoreContract(
     });
 
     it("stores a webhook's GUID and its event together: nothing for a known GUID, no event for a known run key", async () => {
-      const event = {
-        repositoryId: 10,
-        runId: 77,
-        runAttempt: 1,
-        accountId: 1,
-        summary,
-        routeAfter: 150,
-        traceParent: '00-'.padEnd(55, 'a'),
-      };
-      const receive = (guid: string, hookId: number | null, now: number, runAttempt = 1) =>
-        store.transaction((trx) =>
-          recordReceivedEvent(
+      await installRepository('acme', false);
+      await store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
+      const traceParent = '00-'.padEnd(55, 'a');
+      const receive = async (guid: string, hookId: number | null, now: number, runAttempt = 1) => {
+        const received = await store.transaction((trx) =>
+          receiveCompletion(
             trx,
             store.dialect,
+            { repositoryId: 10, runId: 77, runAttempt, summary },
             { guid, event: 'workflow_run', hookId },
-            { ...event, runAttempt },
+            { routeAfter: now + 50, traceParent },
             now,
           ),
         );
+        return received.outcome === 'received' ? { eventId: received.eventId } : received.outcome;
+      };
       const first = await receive('guid-a', 5, 100);
-      if (first === 'duplicate-receipt') throw new Error('a new GUID was taken for a known one');
+      if (typeof first === 'string') throw new Error(`a new GUID was taken for ${first}`);
       expect(first.eventId).toMatch(/^evt_/);
       const stored = await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 1 });
-      // The very row insertEvent writes.
+      // The very row insertEvent writes, under the repository's account.
       expect(stored).toEqual({
         event_id: first.eventId,
         repository_id: 10,
@@ -171,7 +162,7 @@ export function describeStoreContract(
         routed_at: null,
         message_id: null,
         deliveries_created: 0,
-        trace_parent: event.traceParent,
+        trace_parent: traceParent,
       });
       // The same GUID through the same hook, for another run key: nothing is written.
       expect(await receive('guid-a', 5, 101, 2)).toBe('duplicate-receipt');
@@ -181,17 +172,51 @@ export function describeStoreContract(
       // Another GUID of a run key received already: its receipt is kept, the event is not.
       expect(await receive('guid-b', 5, 102)).toEqual({ eventId: null });
       expect(await receive('guid-b', 5, 103, 2)).toBe('duplicate-receipt');
-      // A GUID remembered in the table of before migration 0010 counts as processed.
+      // GUIDs remembered in the table of before migration 0010: one naming its hook counts for that
+      // hook only, one naming none for every hook, and for the App's webhook any row counts.
       await store.db
         .insertInto('webhook_deliveries')
-        .values({ delivery_guid: 'guid-old', event: 'workflow_run', hook_id: null, received_at: 1 })
+        .values([
+          { delivery_guid: 'guid-old', event: 'workflow_run', hook_id: null, received_at: 1 },
+          { delivery_guid: 'guid-hooked', event: 'workflow_run', hook_id: 5, received_at: 1 },
+          { delivery_guid: 'guid-app', event: 'workflow_run', hook_id: 900, received_at: 1 },
+        ])
         .execute();
       expect(await receive('guid-old', 5, 104, 3)).toBe('duplicate-receipt');
+      expect(await receive('guid-hooked', 5, 105, 3)).toBe('duplicate-receipt');
+      expect(await receive('guid-app', null, 106, 3)).toBe('duplicate-receipt');
       expect(
         await getEventByRunKey(store.db, { repositoryId: 10, runId: 77, runAttempt: 3 }),
       ).toBeUndefined();
-      const events = await store.db.selectFrom('events').select('event_id').execute();
-      expect(events.map((row) => row.event_id)).toEqual([first.eventId]);
+      expect(await receive('guid-hooked', 6, 107, 3)).toEqual({ eventId: expect.stringMatching(/^evt_/) });
+      const events = await store.db
+        .selectFrom('events')
+        .select('run_attempt')
+        .orderBy('run_attempt')
+        .execute();
+      expect(events.map((row) => row.run_attempt)).toEqual([1, 3]);
+    });
+
+    it('receives nothing for a repository that is not an enabled provider', async () => {
+      const receive = (guid: string, repositoryId = 10) =>
+        store.transaction((trx) =>
+          receiveCompletion(
+            trx,
+            store.dialect,
+            { repositoryId, runId: 77, runAttempt: 1, summary },
+            { guid, event: 'workflow_run', hookId: 5 },
+            { routeAfter: 100, traceParent: null },
+            100,
+          ),
+        );
+      // Unknown, installed but not a provider, and a provider since removed.
+      expect(await receive('guid-unknown', 99)).toEqual({ outcome: 'not-a-provider' });
+      await installRepository('acme', false);
+      expect(await receive('guid-off')).toEqual({ outcome: 'not-a-provider' });
+      await store.db.updateTable('repositories').set({ provider_enabled: true, removed_at: 50 }).execute();
+      expect(await receive('guid-removed')).toEqual({ outcome: 'not-a-provider' });
+      expect(await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute()).toEqual([]);
+      expect(await store.db.selectFrom('events').select('event_id').execute()).toEqual([]);
     });
 
     it("writes a routed event's archive, deliveries and route status, all or none", async () => {
@@ -440,30 +465,34 @@ export function describeStoreContract(
       expect(Boolean((await seen())?.whitelisted)).toBe(true);
     });
 
-    it("reads a run's repository and its workflow in one statement, as each is read alone", async () => {
+    it("reads a run's repository and its workflow as it receives the webhook, as each is read alone", async () => {
       await installRepository('acme', false);
+      await store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
       const path = '.github/workflows/deploy.yml';
-      const run = { repositoryId: 10, runId: 77, runAttempt: 1 };
-      const read = () =>
-        store.transaction((trx) => getRepositoryAndWorkflowLockingRun(trx, store.dialect, run, path));
+      let runId = 77;
+      const read = async (workflowPath: string) => {
+        const received = await store.transaction((trx) =>
+          receiveCompletion(
+            trx,
+            store.dialect,
+            { repositoryId: 10, runId: runId++, runAttempt: 1, summary: { ...summary, workflowPath } },
+            { guid: `guid-${runId}`, event: 'workflow_run', hookId: 5 },
+            { routeAfter: 100, traceParent: null },
+            100,
+          ),
+        );
+        if (received.outcome !== 'received') throw new Error(received.outcome);
+        return { repository: received.repository, workflow: received.workflow };
+      };
       const repository = await getRepository(store.db, 10);
-      expect(await read()).toEqual({ repository, workflow: undefined });
+      expect(await read(path)).toEqual({ repository, workflow: undefined });
       await setWhitelisted(store.db, 10, path, true, 500);
       await recordWorkflowSeen(store.db, { repositoryId: 10, path, name: 'Deploy' }, 1_000);
       const workflow = await getWorkflow(store.db, 10, path);
       expect(workflow).toBeDefined();
-      expect(await read()).toEqual({ repository, workflow });
+      expect(await read(path)).toEqual({ repository, workflow });
       // Another workflow of the repository is not this run's.
-      expect(
-        await store.transaction((trx) =>
-          getRepositoryAndWorkflowLockingRun(trx, store.dialect, run, '.github/workflows/other.yml'),
-        ),
-      ).toEqual({ repository, workflow: undefined });
-      expect(
-        await store.transaction((trx) =>
-          getRepositoryAndWorkflowLockingRun(trx, store.dialect, { ...run, repositoryId: 99 }, path),
-        ),
-      ).toBeUndefined();
+      expect(await read('.github/workflows/other.yml')).toEqual({ repository, workflow: undefined });
     });
 
     it('counts usage per account and month', async () => {

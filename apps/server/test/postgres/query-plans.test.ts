@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/domain/run-summary.js';
 import { findDeliveryOfRun } from '../../src/ingest/consumer-run-match.js';
-import { getRepositoryAndWorkflowLockingRun } from '../../src/store/accounts.js';
+import { upsertInstalledAccount, upsertRepositories } from '../../src/store/accounts.js';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
 import {
   claimWithContext,
@@ -18,7 +18,7 @@ import { PLANNED_EACH_TIME } from '../../src/store/engine/prepared-statements.js
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
 import { readQueueStats } from '../../src/store/queue-stats.js';
-import { recordReceivedEvent } from '../../src/store/received-event.js';
+import { type ReceivedCompletion, receiveCompletion } from '../../src/store/received-event.js';
 import { recentReplayTimes } from '../../src/store/replays.js';
 import {
   deleteExpiredArchives,
@@ -50,6 +50,23 @@ beforeAll(async () => {
     onQuery: (sql, parameters) => captured.push({ sql, parameters }),
   });
   await store.migrate();
+  // A provider repository, so the completion webhooks the checks send are received.
+  await upsertInstalledAccount(
+    store.db,
+    { accountId: 41, login: 'plans', type: 'Organization', installationId: 410 },
+    1,
+  );
+  await upsertRepositories(
+    store.db,
+    41,
+    [{ repositoryId: 10, fullName: 'plans/api', name: 'api', private: false }],
+    1,
+  );
+  await store.db
+    .updateTable('repositories')
+    .set({ provider_enabled: true })
+    .where('repository_id', '=', 10)
+    .execute();
 });
 
 afterAll(async () => {
@@ -307,38 +324,33 @@ describe('query plans on PostgreSQL', () => {
     completedAt: '2026-11-20T00:00:00Z',
   };
   let runs = 100;
-  /** A new completion webhook's event, stored as the webhook route stores it. */
-  const receive = async (): Promise<string> => {
-    const runId = runs++;
-    const received = await store.transaction((trx) =>
-      recordReceivedEvent(
+  /** A completion webhook received as the webhook route receives it, on `on` (default: the store). */
+  const receiveOn = (on: Store, guid: string): Promise<ReceivedCompletion> =>
+    on.transaction((trx) =>
+      receiveCompletion(
         trx,
         'postgres',
-        { guid: `guid-${runId}`, event: 'workflow_run', hookId: 5 },
-        { repositoryId: 10, runId, runAttempt: 1, accountId: 1, summary, routeAfter: now },
+        { repositoryId: 10, runId: runs++, runAttempt: 1, summary },
+        { guid, event: 'workflow_run', hookId: 5 },
+        { routeAfter: now, traceParent: null },
         now,
       ),
     );
-    if (received === 'duplicate-receipt' || received.eventId === null) throw new Error('no new event');
+  /** A new completion webhook's event. */
+  const receive = async (): Promise<string> => {
+    const received = await receiveOn(store, `guid-${runs}`);
+    if (received.outcome !== 'received' || received.eventId === null) throw new Error('no new event');
     return received.eventId;
   };
 
-  it('locks a run and reads its repository and workflow by their primary keys', async () => {
-    const run = { repositoryId: 10, runId: 77, runAttempt: 1 };
+  it("locks a run, reads its repository and workflow, and records the webhook's receipt and event, each by its key", async () => {
     for (const generic of [false, true]) {
-      const plan = await planOf(
-        () => store.transaction((trx) => getRepositoryAndWorkflowLockingRun(trx, 'postgres', run, path)),
-        /pg_advisory_xact_lock/,
-        { generic },
-      );
-      expect(indexLookups(plan), plan).toEqual(['repositories_pkey', 'workflows_pk']);
-    }
-  });
-
-  it("records a webhook's receipt and event by their keys, and checks the GUIDs of before per-hook receipts by theirs", async () => {
-    for (const generic of [false, true]) {
-      const plan = await planOf(receive, /insert into webhook_receipts/, { generic });
-      expect(indexLookups(plan), plan).toEqual(['webhook_deliveries_pkey']);
+      const plan = await planOf(receive, /pg_advisory_xact_lock/, { generic });
+      expect(indexLookups(plan), plan).toEqual([
+        'repositories_pkey',
+        'webhook_deliveries_pkey',
+        'workflows_pk',
+      ]);
       expect(conflictArbiters(plan), plan).toEqual(['events_run_key', 'webhook_receipts_pk']);
     }
   });
@@ -442,15 +454,7 @@ describe('query plans on PostgreSQL', () => {
             { accountId: 1, day: '2026-11-20', counters: ['eventsReceived'] },
           ),
         );
-        await alone.transaction((trx) =>
-          recordReceivedEvent(
-            trx,
-            'postgres',
-            { guid: `guid-alone-${i}`, event: 'workflow_run', hookId: 5 },
-            { repositoryId: 10, runId: runs++, runAttempt: 1, accountId: 1, summary, routeAfter: now },
-            now,
-          ),
-        );
+        await receiveOn(alone, `guid-alone-${i}`);
       }
       const { rows } = await sql<{ statement: string }>`
         select statement from pg_prepared_statements where name like 'zekt\\_%'`.execute(alone.db);
