@@ -136,6 +136,22 @@ describe('shared transactions on PostgreSQL', () => {
     });
   });
 
+  it("refuses a shared statement called on a unit's handle after its group ended", async () => {
+    const handles: Kysely<Database>[] = [];
+    await Promise.all(
+      [1, 2].map((v) =>
+        store.sharedTransaction(async (trx) => {
+          handles.push(trx);
+          return insertScratch(trx, { k: `h${v}`, v });
+        }),
+      ),
+    );
+    await expect(insertScratch(handles[0] as Kysely<Database>, { k: 'late', v: 3 })).rejects.toThrow(
+      'a shared statement was called after its group transaction ended',
+    );
+    expect(await keys()).toEqual(['h1', 'h2']);
+  });
+
   it('answers every unit asked for before close', async () => {
     const pending = Array.from({ length: 5 }, (_, i) =>
       store.sharedTransaction((trx) => insertScratch(trx, { k: `c${i}`, v: i })),

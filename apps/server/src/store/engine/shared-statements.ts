@@ -81,7 +81,8 @@ export function collectSharedStatements(
     handles,
     done: (unit) => group.done(unit),
     close() {
-      for (const handle of handles) units.delete(handle);
+      // The handles stay the group's: a call on one now is refused, never run on a connection
+      // the pool may have given to someone else.
       group.abandon(new Error('a shared statement was called after its group transaction ended'));
     },
   };
@@ -89,6 +90,7 @@ export function collectSharedStatements(
 
 class StatementGroup {
   private pending = new Map<Statement, Call[]>();
+  private ended: Error | null = null;
   /** Units with a call pending, and units still running. */
   private waiting = new Set<number>();
   private live: number;
@@ -103,6 +105,7 @@ class StatementGroup {
   }
 
   call(unit: number, statement: Statement, params: unknown): Promise<unknown> {
+    if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
       let calls = this.pending.get(statement);
       if (!calls) {
@@ -130,6 +133,7 @@ class StatementGroup {
   }
 
   abandon(error: Error): void {
+    this.ended = error;
     for (const calls of this.pending.values()) for (const call of calls) call.reject(error);
     this.pending.clear();
   }
