@@ -3,7 +3,7 @@ import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { getRepositoryAndWorkflow, runLockKey } from './accounts.js';
 import type { SqlDialect } from './engine/dialect.js';
-import { insertEvent, newEventParams } from './events.js';
+import { insertEvent } from './events.js';
 import { receiveCompletionsOnPostgres } from './received-event-on-postgres.js';
 import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
 import { APP_WEBHOOK_ID, recordWebhookDelivery } from './webhook-deliveries.js';
@@ -40,26 +40,22 @@ export async function receiveCompletion(
   event: { routeAfter: number; traceParent: string | null },
   now: number,
 ): Promise<ReceivedCompletion> {
-  const eventId = newId('evt', now);
   if (dialect === 'postgres') {
-    const row = newEventParams(
-      eventId,
-      { ...run, accountId: 0, routeAfter: event.routeAfter, traceParent: event.traceParent },
-      now,
-    );
     const received = await receiveCompletionsOnPostgres(db, {
       repositoryId: run.repositoryId,
       runId: run.runId,
       runAttempt: run.runAttempt,
       runKey: runLockKey(run),
-      workflowPath: row.workflowPath,
-      workflowName: row.workflowName,
-      conclusion: row.conclusion,
-      summary: row.summary,
+      // The event's row as insertEvent writes it (events.ts, newEventParams); its account is the
+      // repository's, read by the statement.
+      workflowPath: run.summary.workflowPath,
+      workflowName: run.summary.workflow,
+      conclusion: run.summary.conclusion,
+      summary: JSON.stringify(run.summary),
       guid: delivery.guid,
       event: delivery.event,
       hookId: delivery.hookId ?? APP_WEBHOOK_ID,
-      eventId,
+      eventId: newId('evt', now),
       now,
       routeAfter: event.routeAfter,
       traceParent: event.traceParent,
