@@ -72,14 +72,12 @@ export async function startServerProcess(input: {
   };
 }
 
-/** Pairs Fastify's `incoming request` and `request completed` lines by request id. */
+/** The response time of each request, by route, from Zekt's access line (`request completed`). */
 function watchRequestLog(child: ChildProcess) {
-  const routes = new Map<string, string>();
   const times = new Map<string, number[]>();
   if (child.stdout) {
     createInterface({ input: child.stdout }).on('line', (line) => {
       let entry: {
-        reqId?: string;
         msg?: string;
         req?: { method?: string; url?: string };
         responseTime?: number;
@@ -89,14 +87,9 @@ function watchRequestLog(child: ChildProcess) {
       } catch {
         return;
       }
-      if (!entry.reqId) return;
-      if (entry.msg === 'incoming request' && entry.req) {
-        routes.set(entry.reqId, `${entry.req.method} ${entry.req.url?.split('?')[0]}`);
-      } else if (entry.msg === 'request completed' && typeof entry.responseTime === 'number') {
-        const route = routes.get(entry.reqId);
-        routes.delete(entry.reqId);
-        if (route) times.set(route, [...(times.get(route) ?? []), entry.responseTime]);
-      }
+      if (entry.msg !== 'request completed' || !entry.req || typeof entry.responseTime !== 'number') return;
+      const route = `${entry.req.method} ${entry.req.url?.split('?')[0]}`;
+      times.set(route, [...(times.get(route) ?? []), entry.responseTime]);
     });
   }
   return {

@@ -10,7 +10,7 @@ import { acceptOnlyBoundedJson } from './json-parser.js';
 import { refuseNulCharacters } from './nul-characters.js';
 import { installProblemHandlers } from './problem.js';
 import { createRateLimiter, limitFailedAuthentication } from './rate-limits.js';
-import { requestForLog } from './request-log.js';
+import { AccessLogController, requestForLog } from './request-log.js';
 import { addSecurityHeaders } from './response-headers.js';
 import { registerAlertRoutes } from './routes/alerts.js';
 import { registerAppSettingsRoute } from './routes/app-settings.js';
@@ -45,6 +45,7 @@ import { warnOfUntrustedProxy } from './untrusted-proxy-warning.js';
 export async function buildHttpApp(context: AppContext): Promise<App> {
   const app: App = Fastify({
     loggerInstance: context.logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
+    logController: new AccessLogController(),
     // Strict validation: no silent type coercion or stripping of unknown fields.
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false },

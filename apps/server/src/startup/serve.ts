@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { createLogger, createZekt, type Role, type Zekt } from '../zekt.js';
 import { type AppVerification, verifyAppAtStart } from './app-verification.js';
 import { explainDatabaseFailure } from './database-problems.js';
+import { boundHeapGrowth } from './heap-growth.js';
 
 /**
  * `zekt serve` with its start-up checks, in the order an operator fixes things: the database
@@ -16,6 +17,7 @@ export async function runServe(options: {
   write: (line: string) => void;
 }): Promise<void> {
   const { config, role } = options;
+  boundHeapGrowth();
   const logger = createLogger(config.logLevel);
   let verification: AppVerification | null = null;
   let zekt: Zekt;

@@ -17,7 +17,7 @@ beforeAll(async () => {
       done();
     },
   });
-  h = await startHarness({ logger: pino({ level: 'info' }, sink) });
+  h = await startHarness({ logger: pino({ level: 'debug' }, sink) });
 });
 afterAll(async () => {
   await h.close();
