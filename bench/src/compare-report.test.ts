@@ -62,6 +62,16 @@ const measured = (overrides: Partial<CompareMeasurements> = {}): CompareMeasurem
     },
   ],
   isolation: { slowMs: 8000, offeredRate: 100, events: 100, fast: latency(10, 90), slowDelivered: 4 },
+  backlog: [
+    {
+      store: 'SQLite',
+      events: 6000,
+      githubLatencyMs: 100,
+      backlogAtLastAck: 4200,
+      lost: 0,
+      peakRssBytes: 190 * 1024 * 1024,
+    },
+  ],
   scaling: { deliveries: 3200, githubLatencyMs: 250, oneWorkerPerSecond: 200, twoWorkersPerSecond: 360 },
   queries: { records: 1_000_000, results: [{ name: 'health', latency: latency(5, 12) }] },
   ...overrides,
@@ -97,6 +107,29 @@ describe('zekt bench --compare verdicts', () => {
     const lost = measured();
     (lost.targets[2] as { lost: number }).lost = 1;
     expect(judgeCompare(lost).verdicts.find((v) => v.name.includes('every acknowledged'))?.met).toBe(false);
+  });
+
+  it('judges the peak RSS with a backlog, and a delivery lost there', () => {
+    const heavy = measured({
+      backlog: [
+        {
+          store: 'SQLite',
+          events: 6000,
+          githubLatencyMs: 100,
+          backlogAtLastAck: 4200,
+          lost: 1,
+          peakRssBytes: 201 * 1024 * 1024,
+        },
+      ],
+    });
+    const report = judgeCompare(heavy);
+    expect(report.verdicts.filter((v) => !v.met).map((v) => v.name)).toEqual([
+      'Zekt, durable (SQLite), with a backlog: peak RSS',
+      'Zekt, durable (SQLite), with a backlog: every acknowledged event delivered',
+    ]);
+    expect(formatCompareReport(report)).toContain(
+      'backlog (SQLite): 6000 webhooks, closed loop, GitHub answering each dispatch in 100 ms: about 4200 deliveries waiting when the last webhook was answered, 1 lost, peak RSS 201 MB',
+    );
   });
 
   it("judges PostgreSQL's targets apart, by its own bar", () => {

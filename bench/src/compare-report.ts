@@ -32,6 +32,16 @@ export interface CompareMeasurements {
     /** Dispatches to the slow consumer that completed while the fast one was measured. */
     slowDelivered: number;
   } | null;
+  /** Per store: durable Zekt taking webhooks faster than GitHub takes their dispatches. */
+  backlog: Array<{
+    store: string;
+    events: number;
+    githubLatencyMs: number;
+    /** Deliveries routed but not yet delivered when the last webhook was answered (estimated). */
+    backlogAtLastAck: number;
+    lost: number;
+    peakRssBytes: number | null;
+  }> | null;
   /** Backlog drained by 1 and by 2 worker processes on PostgreSQL (null without a database URL). */
   scaling: {
     deliveries: number;
@@ -173,6 +183,20 @@ export function judgeCompare(measured: CompareMeasurements): CompareReport {
         measured.isolation.fast.p99 < t.isolationP99Ms,
     });
   }
+  for (const b of measured.backlog ?? []) {
+    verdicts.push({
+      name: `Zekt, durable (${b.store}), with a backlog: peak RSS`,
+      limit: `≤ ${mb(t.peakRssBytes)}`,
+      actual: `${mb(b.peakRssBytes)} (about ${b.backlogAtLastAck} deliveries waiting at the peak)`,
+      met: b.peakRssBytes !== null && b.peakRssBytes <= t.peakRssBytes,
+    });
+    verdicts.push({
+      name: `Zekt, durable (${b.store}), with a backlog: every acknowledged event delivered`,
+      limit: '0 lost',
+      actual: `${b.lost} lost`,
+      met: b.lost === 0,
+    });
+  }
   if (measured.scaling) {
     const scaling = ratio(measured.scaling.twoWorkersPerSecond, measured.scaling.oneWorkerPerSecond);
     verdicts.push({
@@ -230,6 +254,12 @@ export function formatCompareReport(report: CompareReport): string {
     lines.push(
       '',
       `isolation: ${i.events} events at ${i.offeredRate}/s to two consumers, one whose GitHub answers in ${i.slowMs / 1000} s: the other's webhook → dispatch p50 ${i.fast.p50} ms, p99 ${i.fast.p99} ms, max ${i.fast.max} ms (${i.fast.count} delivered; ${i.slowDelivered} of the slow one's meanwhile)`,
+    );
+  }
+  for (const b of report.backlog ?? []) {
+    lines.push(
+      '',
+      `backlog (${b.store}): ${b.events} webhooks, closed loop, GitHub answering each dispatch in ${b.githubLatencyMs} ms: about ${b.backlogAtLastAck} deliveries waiting when the last webhook was answered, ${b.lost} lost, peak RSS ${mb(b.peakRssBytes)}`,
     );
   }
   if (report.scaling) {

@@ -137,6 +137,7 @@ export const COMPARE_PARTS = [
   'ingestion',
   'postgres',
   'isolation',
+  'backlog',
   'scale-out',
   'queries',
 ] as const;
@@ -198,7 +199,7 @@ async function withTarget<T, X extends ComparisonTarget>(
 
 /**
  * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes its targets name, one after
- * the other under the same load, then the isolation, scale-out and query scenarios.
+ * the other under the same load, then the isolation, backlog, scale-out and query scenarios.
  */
 export async function runCompare(options: CompareOptions): Promise<CompareReport> {
   const { progress } = options;
@@ -292,6 +293,12 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     );
   }
   const isolation = runs('isolation') ? await measureIsolation(options) : null;
+  const backlog: CompareMeasurements['backlog'] = [];
+  if (runs('backlog')) {
+    backlog.push(await measureBacklog(options, { label: 'SQLite', databaseUrl: undefined }));
+    if (options.databaseUrl)
+      backlog.push(await measureBacklog(options, { label: 'PostgreSQL', databaseUrl: options.databaseUrl }));
+  }
   const scaling =
     options.databaseUrl && runs('scale-out') ? await measureScaling(options.databaseUrl, options) : null;
   let queries: CompareMeasurements['queries'] = null;
@@ -314,6 +321,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     bodyBytes: (figures[0] as (TargetFigures & { bodyBytes?: number }) | undefined)?.bodyBytes ?? 0,
     targets: figures.map(({ bodyBytes: _b, ...rest }: TargetFigures & { bodyBytes?: number }) => rest),
     isolation,
+    backlog: runs('backlog') ? backlog : null,
     scaling,
     queries,
   });
@@ -370,6 +378,65 @@ async function measureIsolation(options: CompareOptions): Promise<CompareMeasure
       const slowDelivered = (target.arrivals.get(slow)?.size ?? 0) - slowBefore;
       progress(`  the other consumer: p50 ${m.e2e.p50} ms, p99 ${m.e2e.p99} ms (${m.delivered} delivered)`);
       return { slowMs: SLOW_MS, offeredRate: rate, events, fast: m.e2e, slowDelivered };
+    },
+  );
+}
+
+const BACKLOG_EVENTS = 6_000;
+const BACKLOG_GITHUB_MS = 100;
+
+/**
+ * Peak RSS with a backlog: durable Zekt takes webhooks as fast as they come while GitHub answers
+ * each dispatch in 100 ms, so routed but undelivered deliveries pile up (thousands at the peak),
+ * then drain. What the process holds must not grow with what waits in the store.
+ */
+async function measureBacklog(
+  options: CompareOptions,
+  on: { label: string; databaseUrl: string | undefined },
+): Promise<NonNullable<CompareMeasurements['backlog']>[number]> {
+  const { progress } = options;
+  return withTarget(
+    () =>
+      startZekt({
+        name: `Zekt, durable (${on.label}), with a backlog`,
+        consumers: [FAST_CONSUMER],
+        durable: true,
+        ...(on.databaseUrl ? { databaseUrl: on.databaseUrl } : {}),
+        env: { ZEKT_INSTALLATION_CONCURRENCY: String(options.connections) },
+      }),
+    async (target) => {
+      target.sim?.injectFaults({
+        method: 'POST',
+        path: '/repos/*/*/dispatches',
+        faults: [{ kind: 'latency', delayMs: BACKLOG_GITHUB_MS }],
+        repeat: true,
+      });
+      progress(
+        `backlog (${on.label}): ${BACKLOG_EVENTS} webhooks, closed loop, GitHub answering in ${BACKLOG_GITHUB_MS} ms`,
+      );
+      const m = await measureLoad(target, {
+        count: BACKLOG_EVENTS,
+        rate: 0,
+        connections: options.connections,
+        settleMs: 180_000,
+      });
+      // Deliveries still waiting when the last webhook was answered: ingest ran ahead of GitHub.
+      const ingestSeconds = m.acknowledged / m.ackPerSecond;
+      const deliveredMeanwhile = Math.round(
+        Math.min(m.delivered, (m.deliveredPerSecond ?? 0) * ingestSeconds),
+      );
+      const figures = {
+        store: on.label,
+        events: BACKLOG_EVENTS,
+        githubLatencyMs: BACKLOG_GITHUB_MS,
+        backlogAtLastAck: m.acknowledged - deliveredMeanwhile,
+        lost: m.acknowledged - m.delivered,
+        peakRssBytes: target.peakRssBytes(),
+      };
+      progress(
+        `  about ${figures.backlogAtLastAck} deliveries waiting when the last webhook was answered; ${m.delivered} of ${m.acknowledged} delivered; peak RSS ${Math.round((figures.peakRssBytes ?? 0) / 1024 / 1024)} MB`,
+      );
+      return figures;
     },
   );
 }
