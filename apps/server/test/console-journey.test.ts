@@ -111,6 +111,8 @@ describe('the console, end to end', () => {
     expect(await row.locator('td.number').textContent()).toBe('1');
     await row.getByRole('switch', { name: 'Whitelist deploy.yml' }).click();
     await expect.poll(() => row.getByRole('switch').getAttribute('aria-checked')).toBe('true');
+    // The switch shows its new position while it saves: the API is read once it is no longer busy.
+    await expect.poll(() => row.getByRole('switch').getAttribute('aria-busy')).toBe('false');
     const workflows = await api('/api/v1/repositories/acme/api/workflows', aliceToken);
     expect(workflows.workflows).toEqual([
       expect.objectContaining({ file: 'deploy.yml', whitelisted: true, blockedCount: 1 }),
@@ -215,6 +217,7 @@ describe('the console, end to end', () => {
     const durable = row.getByRole('switch', { name: 'Durable Delivery: acme-deploys to globex/app' });
     await durable.click();
     await expect.poll(() => durable.getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => durable.getAttribute('aria-busy')).toBe('false');
     expect((await api(`/api/v1/subscriptions/${subscriptionId}`, bobToken)).durable).toBe(true);
     expect(bob.problems).toEqual([]);
   });

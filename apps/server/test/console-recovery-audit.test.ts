@@ -94,6 +94,8 @@ describe('Recover and Audit', () => {
     const durable = bob.page.getByRole('switch', { name: 'Durable Delivery: acme-deploys to globex/app' });
     await durable.click();
     await expect.poll(() => durable.getAttribute('aria-checked'), { timeout: 10_000 }).toBe('true');
+    // The switch shows its new position while it saves: the API is read once it is no longer busy.
+    await expect.poll(() => durable.getAttribute('aria-busy'), { timeout: 10_000 }).toBe('false');
     const subscription = await h.call('GET', `/api/v1/subscriptions/${world.subscriptionId}`, {
       token: world.consumerToken,
     });

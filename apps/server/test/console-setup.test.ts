@@ -162,6 +162,7 @@ describe('setting Zekt up in a browser', () => {
     await expect.poll(() => workflow.count(), { timeout: 10_000 }).toBe(1);
     await workflow.getByRole('switch', { name: 'Whitelist deploy.yml' }).click();
     await expect.poll(() => workflow.getByRole('switch').getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => workflow.getByRole('switch').getAttribute('aria-busy')).toBe('false');
     await workflow.getByRole('link', { name: 'Create service from deploy.yml' }).click();
     const form = alice.getByRole('form', { name: 'Service' });
     await expect.poll(() => form.getByLabel('Workflow').inputValue()).toBe('deploy.yml');
