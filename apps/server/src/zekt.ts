@@ -96,19 +96,17 @@ export interface Zekt {
   stop(): Promise<void>;
 }
 
-/** sonic-boom's options for standard output (see createLogger). */
-const BATCHED_STDOUT = { dest: 1, sync: false, minLength: 4096, periodicFlush: 100 };
-
 /**
  * The redaction list keeps secrets out of logs even when a request or error is logged whole.
  * JSON lines to standard output unless given another destination (`zekt dev` gives a readable one).
  *
- * Standard output is written asynchronously and in batches: lines wait until 4 KB of them are
- * ready or 100 ms have passed, and what is left is flushed when the process exits. A synchronous
- * write per line (pino's default) was 2 % of the server's CPU under `zekt bench`, and an
- * asynchronous write per line hands each line to a thread of libuv's pool, which cost the API
- * process another 4 % of its CPU per webhook. What a batch can lose is the last 100 ms of lines of
- * a process killed with SIGKILL, never stored data (docs/operations.md).
+ * Standard output is written asynchronously: lines logged while a write is under way go out
+ * together in the next one, and what is left is flushed when the process exits. A synchronous
+ * write per line (pino's default) was 2 % of the server's CPU under `zekt bench`; what an
+ * asynchronous write can lose is the last milliseconds of lines of a process killed with SIGKILL,
+ * never stored data (docs/operations.md). Batching lines further (sonic-boom's `minLength`) saved
+ * about 4 % of the API process's CPU per webhook but held a warning back behind a write under way,
+ * so it is not used (docs/performance.md).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options: LoggerOptions = {
@@ -125,7 +123,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       censor: '[redacted]',
     },
   };
-  return pino(options, destination ?? pino.destination(BATCHED_STDOUT));
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /**
