@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
  * and the durable PostgreSQL server peaked at 230–251 MB of RSS. With 50 %, the same runs peaked at
  * 159–164 MB on PostgreSQL and 185–195 MB on SQLite, with throughput and CPU per webhook within
  * the run-to-run noise; what it costs is in the tail, where more frequent full collections put a few
- * more webhooks behind a pause (p99 at 500 webhooks/s on PostgreSQL 16 → 20–30 ms;
+ * more webhooks behind a pause (p99 at 500 webhooks/s on PostgreSQL 16 → 20–33 ms;
  * docs/performance.md, "Peak RSS"). It is no ceiling: a heap that holds more grows with it.
  */
 export const HEAP_GROWING_PERCENT = 50;
