@@ -293,9 +293,9 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     );
   }
   const isolation = runs('isolation') ? await measureIsolation(options) : null;
-  const backlog: CompareMeasurements['backlog'] = [];
+  let backlog: CompareMeasurements['backlog'] = null;
   if (runs('backlog')) {
-    backlog.push(await measureBacklog(options, { label: 'SQLite', databaseUrl: undefined }));
+    backlog = [await measureBacklog(options, { label: 'SQLite', databaseUrl: undefined })];
     if (options.databaseUrl)
       backlog.push(await measureBacklog(options, { label: 'PostgreSQL', databaseUrl: options.databaseUrl }));
   }
@@ -321,7 +321,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     bodyBytes: (figures[0] as (TargetFigures & { bodyBytes?: number }) | undefined)?.bodyBytes ?? 0,
     targets: figures.map(({ bodyBytes: _b, ...rest }: TargetFigures & { bodyBytes?: number }) => rest),
     isolation,
-    backlog: runs('backlog') ? backlog : null,
+    backlog,
     scaling,
     queries,
   });
@@ -382,6 +382,16 @@ async function measureIsolation(options: CompareOptions): Promise<CompareMeasure
   );
 }
 
+/** The target's GitHub answers every `repository_dispatch` after `delayMs`, from now on. */
+function slowDispatches(target: ComparisonTarget, delayMs: number): void {
+  target.sim?.injectFaults({
+    method: 'POST',
+    path: '/repos/*/*/dispatches',
+    faults: [{ kind: 'latency', delayMs }],
+    repeat: true,
+  });
+}
+
 const BACKLOG_EVENTS = 6_000;
 const BACKLOG_GITHUB_MS = 100;
 
@@ -405,12 +415,7 @@ async function measureBacklog(
         env: { ZEKT_INSTALLATION_CONCURRENCY: String(options.connections) },
       }),
     async (target) => {
-      target.sim?.injectFaults({
-        method: 'POST',
-        path: '/repos/*/*/dispatches',
-        faults: [{ kind: 'latency', delayMs: BACKLOG_GITHUB_MS }],
-        repeat: true,
-      });
+      slowDispatches(target, BACKLOG_GITHUB_MS);
       progress(
         `backlog (${on.label}): ${BACKLOG_EVENTS} webhooks, closed loop, GitHub answering in ${BACKLOG_GITHUB_MS} ms`,
       );
@@ -469,12 +474,7 @@ async function measureScaling(
           role: 'api',
         }),
       async (target) => {
-        target.sim?.injectFaults({
-          method: 'POST',
-          path: '/repos/*/*/dispatches',
-          faults: [{ kind: 'latency', delayMs: SCALING_GITHUB_MS }],
-          repeat: true,
-        });
+        slowDispatches(target, SCALING_GITHUB_MS);
         const load = await runWebhookLoad({
           url: target.url,
           secret: target.secret,
