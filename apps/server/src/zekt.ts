@@ -162,7 +162,7 @@ export async function createZekt(options: ZektOptions): Promise<Zekt> {
   }
   const github =
     options.github ??
-    createCurrentAppClient({ credentials: () => appCredentials.get(), apiUrl: config.github.apiUrl });
+    createCurrentAppClient({ credentials: (ask) => appCredentials.get(ask), apiUrl: config.github.apiUrl });
   const deliveryTokens = createDeliveryTokens(config.secret);
   const workerId = config.workerId ?? `worker-${randomUUID()}`;
   const notifier =

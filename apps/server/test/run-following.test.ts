@@ -54,9 +54,20 @@ describe('following a consumer run', () => {
       .journal()
       .filter((entry) => /\/repos\/globex\/app\/actions\/(workflows|runs)\//.test(entry.path));
     expect(calls.map((entry) => `${entry.method} ${entry.status}`)).toEqual(['POST 200', 'GET 200']);
-    // The read waited for the installation's next slot, a second after the dispatch's.
-    const [dispatched, read] = calls.map((entry) => Date.parse(entry.at));
-    expect(read! - dispatched!).toBeGreaterThanOrEqual(900);
+    // The read waited for the installation's next slot, a second after the dispatch's. The
+    // dispatch's slot began when its attempt did (its token was fetched after), so the spacing is
+    // read against the attempt's start and the installation's schedule, not the dispatch's arrival.
+    const attempt = await h.zekt.store.db
+      .selectFrom('delivery_attempts')
+      .select('started_at')
+      .executeTakeFirstOrThrow();
+    const schedule = await h.zekt.store.db
+      .selectFrom('pacing_slots')
+      .select('next_slot_at')
+      .executeTakeFirstOrThrow();
+    const readSlot = schedule.next_slot_at - 1_000;
+    expect(readSlot).toBeGreaterThanOrEqual(attempt.started_at + 1_000);
+    expect(Date.parse(calls[1]!.receivedAt)).toBeGreaterThanOrEqual(readSlot);
   });
 
   it('takes over the runs completion tracking was to report when COMPLETION is switched off', async () => {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './support/harness.js';
 import { type ProcessStack, prepareProcessStack } from './support/process-stack.js';
-import { type JsonBody, json, ProcessGroup, serverCli } from './support/processes.js';
+import { type JsonBody, json, outputTail, ProcessGroup, serverCli } from './support/processes.js';
 import { setUpRemoteWorld } from './support/remote-world.js';
 import { registerAppThroughSetup } from './support/setup-flow.js';
 import { TEST_STORE } from './support/test-database.js';
@@ -18,6 +18,8 @@ const processes = new ProcessGroup();
 let stack: ProcessStack;
 let setupUrl: string;
 let workerUrl: string | null = null;
+/** The processes that route and dispatch: the worker on PostgreSQL, the one process on SQLite. */
+const dispatchers: ChildProcess[] = [];
 
 const split = TEST_STORE === 'postgres';
 
@@ -42,8 +44,15 @@ beforeAll(async () => {
     withoutApp: true,
     env: { ZEKT_POLL_INTERVAL_MS: '200' },
   });
-  ({ setupUrl } = await processes.startZektInSetupMode(stack.zektEnv, split ? ['--role', 'api'] : []));
-  if (split) ({ url: workerUrl } = await processes.startProbedWorker(stack.zektEnv));
+  const api = await processes.startZektInSetupMode(stack.zektEnv, split ? ['--role', 'api'] : []);
+  setupUrl = api.setupUrl;
+  if (split) {
+    const worker = await processes.startProbedWorker(stack.zektEnv);
+    workerUrl = worker.url;
+    dispatchers.push(worker.child);
+  } else {
+    dispatchers.push(api.child);
+  }
 }, 60_000);
 
 afterAll(async () => {
@@ -94,7 +103,12 @@ describe(`setup mode across processes (${TEST_STORE})`, () => {
     const dispatch = await eventually(async () => {
       const found = (await json('GET', `${stack.sim.url}/_sim/dispatches?repository=globex/app`)).body;
       return (found as JsonBody[])[0];
-    }, 20_000);
+    }, 20_000).catch(async (error: Error) => {
+      // Say what the service saw: the delivery's state and the dispatching process's last lines.
+      const deliveries = await json('GET', `${stack.zektUrl}/api/v1/deliveries`, undefined, world.bob);
+      const log = dispatchers.map((child) => outputTail(child)).join('\n');
+      throw new Error(`${error.message}; deliveries: ${JSON.stringify(deliveries.body)}; log:\n${log}`);
+    });
     const tokens = (await json('GET', `${stack.sim.url}/_sim/journal`)).body as JsonBody[];
     const tokenRequest = tokens.find(
       (entry) =>

@@ -257,7 +257,13 @@ export type JournalAuth =
 /** One request the simulator answered on `/api/v3`, the OIDC endpoints or `/login/oauth/*`. */
 export interface JournalEntry {
   id: number;
+  /** When the answer was sent, as GitHub writes times (whole seconds). */
   at: string;
+  /**
+   * When the request arrived, to the millisecond (ISO 8601): for ordering and spacing calls that
+   * fall within one second, which `at` cannot show.
+   */
+  receivedAt: string;
   method: string;
   /** Path without the query string, e.g. `/api/v3/app/installations/1/access_tokens`. */
   path: string;

@@ -19,14 +19,18 @@ export const SETUP_MODE_MESSAGE =
  * (cached by the caller) and goes to a client built for them, kept while they stay the same, so
  * installation tokens stay cached. In setup mode a dispatch fails as an attempt would and every
  * other call throws a `GitHubApiError` without a status.
+ *
+ * A delivery's call (a dispatch, a run read) that finds no App asks once more for a fresh answer
+ * before failing: the caller's cache may hold a setup-mode answer read just before another process
+ * registered the App, and an attempt failed for that would wait a whole retry interval for nothing.
  */
 export function createCurrentAppClient(options: {
-  credentials: () => Promise<ClientCredentials | null>;
+  credentials: (options?: { fresh?: boolean }) => Promise<ClientCredentials | null>;
   apiUrl: string;
 }): GitHubClient {
   let current: { key: string; client: GitHubClient } | null = null;
-  const client = async (): Promise<GitHubClient | null> => {
-    const credentials = await options.credentials();
+  const client = async (fresh = false): Promise<GitHubClient | null> => {
+    const credentials = await options.credentials(fresh ? { fresh } : undefined);
     if (credentials === null) return null;
     const key = `${credentials.appId}:${fingerprint(credentials.privateKey)}`;
     if (current?.key !== key) {
@@ -41,6 +45,7 @@ export function createCurrentAppClient(options: {
     }
     return current.client;
   };
+  const forDelivery = async (): Promise<GitHubClient | null> => (await client()) ?? client(true);
   const required = async (): Promise<GitHubClient> => {
     const found = await client();
     if (found === null) throw new GitHubApiError(undefined, SETUP_MODE_MESSAGE, []);
@@ -49,17 +54,17 @@ export function createCurrentAppClient(options: {
 
   return {
     async dispatch(input) {
-      const found = await client();
+      const found = await forDelivery();
       if (found === null) return { ok: false, headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
       return found.dispatch(input);
     },
     async dispatchWorkflow(input) {
-      const found = await client();
+      const found = await forDelivery();
       if (found === null) return { ok: false, headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
       return found.dispatchWorkflow(input);
     },
     async readWorkflowRun(input) {
-      const found = await client();
+      const found = await forDelivery();
       if (found === null)
         return { outcome: 'failed', headers: {}, message: SETUP_MODE_MESSAGE, durationMs: 0 };
       return found.readWorkflowRun(input);

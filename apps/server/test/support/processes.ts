@@ -33,6 +33,7 @@ export class ProcessGroup {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
+    keepOutputTail(child);
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
@@ -161,6 +162,32 @@ export class ProcessGroup {
         ),
     );
   }
+}
+
+const outputTails = new WeakMap<ChildProcess, { text: string }>();
+/** How much of a child's output a failing test can show: its last lines, not its whole log. */
+const OUTPUT_TAIL_CHARS = 16_384;
+
+/** Keeps the end of what a child writes (standard output and error), for a failure to show. */
+function keepOutputTail(child: ChildProcess): void {
+  const tail = { text: '' };
+  outputTails.set(child, tail);
+  const keep = (chunk: Buffer | string) => {
+    tail.text = (tail.text + chunk).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+}
+
+/**
+ * The last lines a child wrote: for a test's failure message, so a failure in CI says what the
+ * process saw (the processes' logs are otherwise drained and never shown).
+ */
+export function outputTail(child: ChildProcess, lines = 20): string {
+  return (outputTails.get(child)?.text ?? '')
+    .split('\n')
+    .slice(-lines - 1)
+    .join('\n');
 }
 
 const stderrOf = new WeakMap<ChildProcess, { text: string; waiters: Set<() => void> }>();

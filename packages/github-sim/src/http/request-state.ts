@@ -5,6 +5,8 @@ import type { Fault, JournalAuth } from '../types.js';
 /** What the simulator learns about a request while answering it, for headers and the journal. */
 export interface RequestState {
   startedAt: number;
+  /** When the request arrived, on the simulator's clock (epoch milliseconds). */
+  receivedAt: number;
   requestId: string;
   auth: JournalAuth;
   /** Which rate-limit bucket the request counts against. */

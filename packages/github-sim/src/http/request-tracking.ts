@@ -44,6 +44,7 @@ export function journalRequest(
   const entry: JournalEntry = {
     id: ctx.state.nextJournalId(),
     at: toGitHubTimestamp(ctx.clock.now()),
+    receivedAt: new Date(state.receivedAt).toISOString(),
     method: request.method,
     path: url.pathname,
     query: Object.fromEntries(url.searchParams),
@@ -73,6 +74,7 @@ export function installRequestTracking(
   instance.addHook('onRequest', async (request) => {
     setRequestState(request, {
       startedAt: performance.now(),
+      receivedAt: ctx.clock.now().getTime(),
       requestId: newRequestId(),
       auth: { kind: 'none' },
       rateKey: `anonymous:${request.ip}`,
