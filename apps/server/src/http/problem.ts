@@ -100,7 +100,10 @@ export function installProblemHandlers(app: FastifyInstance): void {
       // Shedding load is the server working as designed, not a fault worth a stack.
       request.log.info(problem.detail);
     } else if (problem.status >= 500) {
-      request.log.warn({ err: error }, problem.detail);
+      // A refusal Zekt decided itself (setup mode, not ready) says all in its code and detail: a
+      // stack would only bury the line, once per probe. An outage keeps its cause's stack.
+      const own = error instanceof HttpError && error.cause === undefined;
+      request.log.warn(own ? { code: problem.code } : { err: error }, problem.detail);
     }
     return sendProblem(reply, problem);
   });

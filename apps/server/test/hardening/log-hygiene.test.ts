@@ -68,3 +68,32 @@ describe('request logs', () => {
     }
   });
 });
+
+describe('refusals Zekt decides itself', () => {
+  it('log a not-ready probe and a refused webhook in setup mode as one warning each, without a stack', async () => {
+    const seen: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        seen.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const setup = await startHarness({ withoutApp: true, logger: pino({ level: 'info' }, sink) });
+    try {
+      expect((await setup.call('GET', '/readyz')).status).toBe(503);
+      expect((await fetch(`${setup.url}/webhooks/github`, { method: 'POST', body: '{}' })).status).toBe(503);
+      const warnings = await eventually(() => {
+        const found = seen
+          .map((line) => JSON.parse(line) as { level: number; code?: string; err?: unknown; msg: string })
+          .filter((entry) => entry.level === 40);
+        return found.length >= 2 ? found : undefined;
+      });
+      for (const warning of warnings) {
+        expect(warning).toMatchObject({ code: 'setup_required', msg: expect.stringContaining('setup mode') });
+        expect(warning.err).toBeUndefined();
+      }
+    } finally {
+      await setup.close();
+    }
+  });
+});
