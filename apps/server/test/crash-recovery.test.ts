@@ -81,7 +81,10 @@ describe('crash recovery', () => {
   });
 
   it('dispatches again after a SIGKILL during the GitHub call, once the dead worker’s lease expires', async () => {
-    const shortLease = { ...zektEnv, ZEKT_DISPATCH_TIMEOUT_MS: '1000', ZEKT_LEASE_MS: '1500' };
+    // The process must die while GitHub still holds the call: a timeout that ends the call before
+    // the kill (a busy machine can take a second between the hang and the kill) would record a
+    // first attempt. The lease outlives the timeout, as the configuration requires.
+    const shortLease = { ...zektEnv, ZEKT_DISPATCH_TIMEOUT_MS: '4000', ZEKT_LEASE_MS: '5000' };
     const server = await processes.startZekt(zektUrl, shortLease);
     await json('POST', `${sim.url}/_sim/faults`, {
       method: 'POST',
