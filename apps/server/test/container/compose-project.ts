@@ -87,13 +87,50 @@ export class ComposeProject {
     );
   }
 
-  async state(service: string): Promise<{ running: boolean; exitCode: number }> {
+  /**
+   * Waits until the service's health check passes, once `compose up -d` has returned. A container
+   * that is not running fails at once, with its state and log: it exited, or podman could not start
+   * it and left it `created` (a published port taken, say: podman-compose 1.0.3 prints podman's
+   * error and exits 0).
+   */
+  async untilHealthy(service: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const state = await this.state(service);
+      if (!state.running)
+        throw new Error(`${service} is not running: ${JSON.stringify(state)}\n${await this.logs(service)}`);
+      if (await this.healthy(service)) return;
+      if (Date.now() > deadline)
+        throw new Error(
+          `${service} not healthy within ${timeoutMs} ms: ${JSON.stringify(state)}\n${await this.logs(service)}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  /** `host:port` on the host that a published container port was given. */
+  async publishedAddress(service: string, containerPort: number): Promise<string> {
+    const out = await podman('port', await this.container(service), `${containerPort}/tcp`);
+    const address = out.trim().split('\n')[0]?.trim();
+    if (!address) throw new Error(`${service} publishes no host port for ${containerPort}`);
+    return address;
+  }
+
+  async state(
+    service: string,
+  ): Promise<{ running: boolean; exitCode: number; status: string; error: string; oomKilled: boolean }> {
     const [state] = JSON.parse(
       await podman('inspect', '--format', '{{json .State}}', await this.container(service)).then(
         (out) => `[${out.trim()}]`,
       ),
-    ) as Array<{ Running: boolean; ExitCode: number }>;
-    return { running: state!.Running, exitCode: state!.ExitCode };
+    ) as Array<{ Running: boolean; ExitCode: number; Status: string; Error?: string; OOMKilled?: boolean }>;
+    return {
+      running: state!.Running,
+      exitCode: state!.ExitCode,
+      status: state!.Status,
+      error: state!.Error ?? '',
+      oomKilled: state!.OOMKilled ?? false,
+    };
   }
 
   async logs(service: string): Promise<string> {

@@ -2,7 +2,6 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/free-port.js';
 import { eventually } from '../support/harness.js';
 import { type JsonBody, json } from '../support/processes.js';
 import { publishAcmeDeploys, succeeding } from '../support/published-service.js';
@@ -40,9 +39,6 @@ let bob: string;
 let failed = true;
 
 beforeAll(async () => {
-  const [apiPort, simPort] = [await freePort(), await freePort()];
-  zektUrl = `http://127.0.0.1:${apiPort}`;
-  simUrl = `http://127.0.0.1:${simPort}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   const webhookSecret = randomBytes(16).toString('hex');
@@ -96,17 +92,21 @@ beforeAll(async () => {
             '--allow-private-hook-urls',
           ],
           volumes: ['./app.pem:/run/zekt-test/app.pem:ro'],
-          ports: [`127.0.0.1:${simPort}:3001`],
+          // Host ports podman picks when it starts the container: a port the test picked earlier
+          // could be taken by then, and the container would not start.
+          ports: ['127.0.0.1::3001'],
         },
       },
     },
     // The operator's first step: .env from .env.example (the test's settings above win over it).
     { '.env': readFileSync(join(repoRoot, '.env.example'), 'utf8'), 'app.pem': pem },
   );
-  process.env.ZEKT_PORT = `127.0.0.1:${apiPort}`;
+  // compose.yaml publishes `${ZEKT_PORT}:3000`: `127.0.0.1::3000`, a loopback port podman picks.
+  process.env.ZEKT_PORT = '127.0.0.1:';
 
   await project.compose('up', '-d', 'postgres', 'github');
-  await eventually(async () => ((await project.healthy('postgres')) ? true : undefined), 120_000);
+  await project.untilHealthy('postgres', 120_000);
+  simUrl = `http://${await project.publishedAddress('github', 3001)}`;
   await project.compose('up', '-d', '--no-deps', 'migrate');
   const migrate = await eventually(async () => {
     const state = await project.state('migrate');
@@ -116,8 +116,9 @@ beforeAll(async () => {
   expect(await project.logs('migrate')).toMatch(/applied: 0001/);
 
   await project.compose('up', '-d', '--no-deps', 'api', 'worker');
-  await eventually(async () => ((await project.healthy('api')) ? true : undefined), 120_000);
-  await eventually(async () => ((await project.healthy('worker')) ? true : undefined), 120_000);
+  await project.untilHealthy('api', 120_000);
+  await project.untilHealthy('worker', 120_000);
+  zektUrl = `http://${await project.publishedAddress('api', 3000)}`;
   await eventually(async () =>
     (await json('GET', `${simUrl}/_sim/installations`)).status < 500 ? true : undefined,
   );
@@ -160,8 +161,11 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!project) return;
   if (failed) {
-    for (const service of ['postgres', 'migrate', 'api', 'worker', 'github'])
-      process.stderr.write(`${await project.logs(service).catch((error: Error) => error.message)}\n`);
+    for (const service of ['postgres', 'migrate', 'api', 'worker', 'github']) {
+      const state = await project.state(service).then(JSON.stringify, (error: Error) => error.message);
+      const logs = await project.logs(service).catch((error: Error) => error.message);
+      process.stderr.write(`${service}: ${state}\n${logs}\n`);
+    }
   }
   await project.down();
 }, 300_000);
