@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { coalesced } from './coalesced.js';
 import { type DirectRun, runDirectlyOn } from './direct-run.js';
 
 /**
@@ -59,7 +60,8 @@ export function createGroupCommit(
 ): GroupCommit {
   const queue: Unit[] = [];
   let running: Promise<void> | null = null;
-  const flushes = createFlushes(syncWal);
+  // One flush covers every group committed before it started.
+  const durable = coalesced(syncWal);
   const settling = new Set<Promise<void>>();
 
   async function runGroups(): Promise<void> {
@@ -95,8 +97,7 @@ export function createGroupCommit(
       return;
     }
     // Answer once the WAL holding this COMMIT is on disk; the next group need not wait for that.
-    const settled: Promise<void> = flushes
-      .durable()
+    const settled: Promise<void> = durable()
       .then(
         () =>
           group.forEach((unit, i) => {
@@ -168,28 +169,4 @@ export function createGroupCommit(
       }
     },
   };
-}
-
-/**
- * One flush at a time; `durable()` resolves after a flush that started after it was called, so
- * callers that commit while a flush is under way share the next one.
- */
-function createFlushes(syncWal: () => Promise<void>): { durable(): Promise<void> } {
-  let inFlight: Promise<void> | null = null;
-  let next: Promise<void> | null = null;
-  const durable = (): Promise<void> => {
-    if (!inFlight) {
-      inFlight = syncWal().finally(() => {
-        inFlight = null;
-      });
-      return inFlight;
-    }
-    const again = () => {
-      next = null;
-      return durable();
-    };
-    next ??= inFlight.then(again, again);
-    return next;
-  };
-  return { durable };
 }
