@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { PLANNED_EACH_TIME } from './engine/prepared-statements.js';
+import { REPLANNED } from './engine/prepared-statements.js';
 import { sharedStatement } from './engine/shared-statements.js';
 import type { Database, NewDelivery } from './schema.js';
 import { addUsageRowsSql, type UsageCounts, usageRowsOf } from './usage.js';
@@ -109,7 +109,7 @@ function routedWritesSql(deliveryColumns: string | null): string {
   insert into deliveries (${deliveryColumns})
   select ${deliveryColumns} from json_populate_recordset(null::deliveries, $2::json)
 ), `;
-  text = `${PLANNED_EACH_TIME}with archive as (
+  text = `${REPLANNED}with archive as (
   insert into archives (event_id, summary, has_message, payload, payload_bytes, archived_at, expires_at)
   select event_id, summary, has_message, payload, payload_bytes, archived_at, expires_at
   from json_populate_recordset(null::archives, $1::json)

@@ -116,9 +116,7 @@ describe('attempts finished together on PostgreSQL', () => {
     ]);
     expect(results).toEqual([true, false, true, true]);
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(
-      /^\/\* planned each time \*\/ with updated as \(\s*update deliveries d set/,
-    );
+    expect(statements[0]).toMatch(/^\/\* replanned \*\/ with updated as \(\s*update deliveries d set/);
     expect(statements[0]).toContain('jsonb_to_recordset($1::jsonb)');
     expect(await dispatchCalls(s)).toBe(2);
   });

@@ -14,7 +14,7 @@ import {
 } from '../../src/store/deliveries/index.js';
 import { listDeliveryRecords } from '../../src/store/delivery-records.js';
 import { attemptRecorded } from '../../src/store/dispatch-context.js';
-import { PLANNED_EACH_TIME } from '../../src/store/engine/prepared-statements.js';
+import { REPLANNED } from '../../src/store/engine/prepared-statements.js';
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
 import { readQueueStats } from '../../src/store/queue-stats.js';
@@ -199,7 +199,7 @@ describe('query plans on PostgreSQL', () => {
           awaitStartSince: now,
           dispatchCountedAt: now,
         }),
-      /^(\/\* planned each time \*\/ )?with updated/,
+      /^(\/\* replanned \*\/ )?with updated/,
     );
     expect(used).toContain('deliveries_pkey');
   });
@@ -414,54 +414,67 @@ describe('query plans on PostgreSQL', () => {
       ),
     );
   };
-  const routedWrites = /^(\/\* planned each time \*\/ )?with archive as/;
+  const routedWrites = /^(\/\* replanned \*\/ )?with archive as/;
 
   it("marks a routed event by its primary key as it writes the event's archive, deliveries and usage", async () => {
-    // Never prepared (next test): only the plan made for each run counts.
+    // The plan made for the run (the next test: a plan never outlives its period).
     const plan = await planOf(routed, routedWrites);
     expect(indexLookups(plan), plan).toEqual(['events_pkey']);
     expect(conflictArbiters(plan), plan).toEqual(['usage_daily_shards_pk']);
   });
 
-  it("plans routing's writes for each run, never prepared by name", async () => {
-    // A generic plan kept from while `events` was small would scan it as it grows.
+  it("prepares routing's writes under a name of the period, planned again in the next one", async () => {
+    // A generic plan kept from while `events` was small would scan it as it grows: it lasts one period.
     captured.length = 0;
     await routed();
     const statement = captured.find((q) => routedWrites.test(q.sql));
     if (!statement) throw new Error("the store sent no statement of routing's writes");
-    expect(statement.sql.startsWith(PLANNED_EACH_TIME), statement.sql).toBe(true);
+    expect(statement.sql.startsWith(REPLANNED), statement.sql).toBe(true);
 
     // One connection: the statements below run in the session pg_prepared_statements describes.
-    const alone = await openStore({ kind: 'postgres', url: database.url, poolSize: 1 });
+    const replanMs = 400;
+    const alone = await openStore({ kind: 'postgres', url: database.url, poolSize: 1, replanMs });
+    const routedOn = async (i: number) => {
+      const eventId = await receive();
+      await alone.transaction((trx) =>
+        writeRoutedEvent(
+          trx,
+          'postgres',
+          {
+            eventId,
+            summaryJson: JSON.stringify(summary),
+            payloadJson: null,
+            payloadBytes: 0,
+            archiveExpiresAt: now + 1_000,
+            messageId: null,
+          },
+          [],
+          now,
+          { accountId: 1, day: '2026-11-20', counters: ['eventsReceived'] },
+        ),
+      );
+      await receiveOn(alone, `guid-alone-${i}`);
+    };
+    const preparedRoutedWrites = async () => {
+      const { rows } = await sql<{ name: string; statement: string }>`
+        select name, statement from pg_prepared_statements where name like 'zekt\\_%'`.execute(alone.db);
+      return rows.filter((row) => row.statement.includes('update events set route_status'));
+    };
     try {
       // More runs than PostgreSQL's five custom plans before it may keep a generic one.
-      for (let i = 0; i < 6; i++) {
-        const eventId = await receive();
-        await alone.transaction((trx) =>
-          writeRoutedEvent(
-            trx,
-            'postgres',
-            {
-              eventId,
-              summaryJson: JSON.stringify(summary),
-              payloadJson: null,
-              payloadBytes: 0,
-              archiveExpiresAt: now + 1_000,
-              messageId: null,
-            },
-            [],
-            now,
-            { accountId: 1, day: '2026-11-20', counters: ['eventsReceived'] },
-          ),
-        );
-        await receiveOn(alone, `guid-alone-${i}`);
-      }
-      const { rows } = await sql<{ statement: string }>`
-        select statement from pg_prepared_statements where name like 'zekt\\_%'`.execute(alone.db);
-      const prepared = rows.map((row) => row.statement);
-      // The store does name statements on this connection: the receipt's is prepared.
-      expect(prepared.some((text) => text.includes('insert into webhook_receipts'))).toBe(true);
-      expect(prepared.filter((text) => text.includes('update events set route_status'))).toEqual([]);
+      let runs = 0;
+      for (; runs < 6; runs++) await routedOn(runs);
+      const [first, ...more] = await preparedRoutedWrites();
+      expect(first, 'prepared by name').toBeDefined();
+      expect(more).toEqual([]);
+
+      // The next period: prepared (and so planned) again under another name, the old one gone.
+      await new Promise((resolve) => setTimeout(resolve, replanMs + 50));
+      await routedOn(runs++);
+      const [second, ...others] = await preparedRoutedWrites();
+      expect(second?.name).toMatch(/^zekt_\d+_\d+$/);
+      expect(second?.name).not.toBe(first?.name);
+      expect(others).toEqual([]);
     } finally {
       await alone.close();
     }

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { type UsageCounter, usageDay } from '../../domain/usage.js';
-import { PLANNED_EACH_TIME } from '../engine/prepared-statements.js';
+import { REPLANNED } from '../engine/prepared-statements.js';
 import type { Database, DeliveryUpdate } from '../schema.js';
 import { usageShard } from '../usage.js';
 import { attemptRow, type RecordAttemptInput } from './attempt-record.js';
@@ -86,7 +86,7 @@ const SET_COLUMNS = Object.entries(COLUMNS)
 // find either by it. The counters are upserted in key order, so two statements counting for the
 // same accounts take their rows' locks in the same order and never deadlock; and aggregated,
 // because `on conflict do update` cannot touch one row twice in a statement.
-const FINISH_TOGETHER = `${PLANNED_EACH_TIME}with updated as (
+const FINISH_TOGETHER = `${REPLANNED}with updated as (
   update deliveries d set
     ${SET_COLUMNS},
     lease_owner = null,
