@@ -54,6 +54,8 @@ export const REPLANNED = '/* replanned */ ';
 export const REPLAN_MS = 10_000;
 
 const PLAN_CHANGED = /cached plan must not change result type/;
+/** SQLSTATE 25P02: a statement sent into a transaction that already failed. */
+const IN_FAILED_TRANSACTION = '25P02';
 
 export function namePreparedStatements(
   options: PreparedStatementOptions = {},
@@ -87,15 +89,19 @@ export function namePreparedStatements(
       }
       if (stale.length > 0) {
         // node-postgres records a name once PostgreSQL confirmed its Parse; only such a name is
-        // deallocated, so a DEALLOCATE cannot fail (and abort the transaction it may run in). The
-        // record goes after the DEALLOCATE: statements queued before it still run under the name.
+        // deallocated, so a DEALLOCATE cannot abort the transaction it may run in (in one already
+        // aborted it fails, and is sent again next time). The record goes after the DEALLOCATE:
+        // statements queued before it still run under the name.
         const parsed = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } })
           .connection?.parsedStatements;
         for (const old of stale.splice(0)) {
           if (parsed?.[old] === undefined) continue;
           (unnamed(`deallocate ${old}`) as Promise<unknown>).then(
             () => delete parsed[old],
-            () => undefined,
+            (error: { code?: string }) => {
+              if (error.code === IN_FAILED_TRANSACTION) stale.push(old);
+              else delete parsed[old];
+            },
           );
         }
       }
