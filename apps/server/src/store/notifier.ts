@@ -99,9 +99,10 @@ export function createPostgresNotifier(options: {
   }
 
   // One pg_notify per channel in flight, not one per caller: every webhook an API process stores
-  // asks for a wake-up, and under load those were a round trip and a statement each (two
-  // thirds of the API role's writes to PostgreSQL in `zekt bench`). A wake-up asked for while one is under way is sent once
-  // more after it, so it still reaches the listeners after the caller's commit.
+  // asks for a wake-up, and under load those were a round trip and a statement each (two thirds
+  // of the API role's writes to PostgreSQL in `zekt bench`). A wake-up asked for while one is
+  // under way is sent once more after it, so it still reaches the listeners after the caller's
+  // commit.
   const announce = Object.fromEntries(
     (Object.keys(PG_CHANNELS) as WakeChannel[]).map((channel) => [
       channel,

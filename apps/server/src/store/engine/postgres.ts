@@ -49,7 +49,10 @@ export function openPostgres(options: PostgresOptions): {
   // listener that would crash the process. Idle clients report through the pool; a client checked
   // out by a transaction also fails its pending query, which is where the caller learns of it.
   pool.on('error', () => undefined);
-  const prepare = options.preparedStatements === false ? null : namePreparedStatements(options.replanMs === undefined ? {} : { replanMs: options.replanMs });
+  const prepare =
+    options.preparedStatements === false
+      ? null
+      : namePreparedStatements(options.replanMs === undefined ? {} : { replanMs: options.replanMs });
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     prepare?.(client);
