@@ -1,5 +1,4 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { REPLANNED } from './engine/prepared-statements.js';
 import { sharedStatement } from './engine/shared-statements.js';
 import type { Database, NewDelivery } from './schema.js';
 import { addUsageRowsSql, type UsageCounts, usageRowsOf } from './usage.js';
@@ -25,7 +24,9 @@ export interface RoutedEventWrites {
  * events' route status and the usage counters that go with them — as one statement of
  * data-modifying CTEs for any number of events (a shared statement: engine/shared-statements.ts).
  * Rows travel as JSON parameters (`json_populate_recordset` takes the table's own column types), so
- * the text is one per set of delivery columns, whatever the number of rows.
+ * the text is one per set of delivery columns, whatever the number of rows. The events are
+ * updated by their primary key: their rows are read with `zekt_rows` (migration 0018), taken for
+ * one row, so the prepared statement's plan is that lookup whatever `events` holds.
  *
  * A delivery's columns are those whose value is defined (a column left out takes its default, as
  * Kysely's insert leaves it out). Rows of the same events with other columns than the first's are
@@ -70,7 +71,6 @@ export const writeRoutedEventsOnPostgres = sharedStatement(
         JSON.stringify(main?.[1] ?? []),
         JSON.stringify(finished),
         JSON.stringify(usage),
-        finished.length,
       ]),
     );
     return calls.map(() => undefined);
@@ -109,15 +109,15 @@ function routedWritesSql(deliveryColumns: string | null): string {
   insert into deliveries (${deliveryColumns})
   select ${deliveryColumns} from json_populate_recordset(null::deliveries, $2::json)
 ), `;
-  text = `${REPLANNED}with archive as (
+  text = `with archive as (
   insert into archives (event_id, summary, has_message, payload, payload_bytes, archived_at, expires_at)
   select event_id, summary, has_message, payload, payload_bytes, archived_at, expires_at
   from json_populate_recordset(null::archives, $1::json)
 ), ${deliveries}finished as (
   update events set route_status = 'routed', routed_at = r.routed_at, message_id = r.message_id,
     deliveries_created = r.deliveries_created
-  from (select * from json_to_recordset($3::json) as r(event_id text, routed_at bigint, message_id text,
-    deliveries_created integer) limit $5) r
+  from (select r.* from zekt_rows($3::jsonb) e, jsonb_to_record(e) as r(event_id text, routed_at bigint,
+    message_id text, deliveries_created integer)) r
   where events.event_id = r.event_id
 ), usage as (
 ${addUsageRowsSql(4)}

@@ -48,8 +48,6 @@ export type StoreOptions =
       url: string;
       poolSize?: number;
       preparedStatements?: boolean;
-      /** How long a statement marked `REPLANNED` keeps its plan (engine/prepared-statements.ts). */
-      replanMs?: number;
       onQuery?: (sql: string, parameters: readonly unknown[]) => void;
     };
 

@@ -116,8 +116,8 @@ describe('attempts finished together on PostgreSQL', () => {
     ]);
     expect(results).toEqual([true, false, true, true]);
     expect(statements).toHaveLength(1);
-    expect(statements[0]).toMatch(/^\/\* replanned \*\/ with updated as \(\s*update deliveries d set/);
-    expect(statements[0]).toContain('jsonb_to_recordset($1::jsonb)');
+    expect(statements[0]).toMatch(/^with updated as \(\s*update deliveries d set/);
+    expect(statements[0]).toContain('zekt_rows($1::jsonb)');
     expect(await dispatchCalls(s)).toBe(2);
   });
 

@@ -1,7 +1,6 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPLANNED } from '../../src/store/engine/prepared-statements.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { isStoreUnavailable } from '../../src/store/store-errors.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -23,14 +22,13 @@ afterEach(async () => {
   await database.drop();
 });
 
-async function open(preparedStatements?: boolean, replanMs?: number): Promise<Store> {
+async function open(preparedStatements?: boolean): Promise<Store> {
   // One connection: every statement below runs on the session pg_prepared_statements describes.
   const store = await openStore({
     kind: 'postgres',
     url: database.url,
     poolSize: 1,
     ...(preparedStatements === undefined ? {} : { preparedStatements }),
-    ...(replanMs === undefined ? {} : { replanMs }),
   });
   stores.push(store);
   return store;
@@ -97,46 +95,5 @@ describe('prepared statements on PostgreSQL', () => {
     expect(isStoreUnavailable(failed)).toBe(true);
     const retried = await store.db.transaction().execute((trx) => read(trx));
     expect(retried.rows).toEqual([{ a: 1, b: 2 }]);
-  });
-
-  it("deallocates a replanned statement's previous name once out of a failed transaction", async () => {
-    const replanMs = 300;
-    const store = await open(undefined, replanMs);
-    const text = `${REPLANNED}select $1::int as n`;
-    const run = (db: Store['db']) => db.executeQuery(CompiledQuery.raw(text, [1]));
-    const namesOf = async () =>
-      (
-        await sql<{
-          name: string;
-        }>`select name from pg_prepared_statements where statement = ${text}`.execute(store.db)
-      ).rows.map((row) => row.name);
-    const nextPeriod = () => new Promise((resolve) => setTimeout(resolve, replanMs + 50));
-
-    await run(store.db);
-    const [first] = await namesOf();
-    expect(first).toMatch(/^zekt_\d+_\d+$/);
-
-    // The next period's first run comes inside a transaction that has already failed: the
-    // DEALLOCATE sent with it fails too (SQLSTATE 25P02), and the old name stays for now.
-    await nextPeriod();
-    const failed = await store.db
-      .transaction()
-      .execute(async (trx) => {
-        await sql`select 1 / 0`.execute(trx).catch(() => undefined);
-        await run(trx);
-      })
-      .then(
-        () => null,
-        (error: unknown) => error,
-      );
-    expect(failed).not.toBeNull();
-    expect(await namesOf()).toEqual([first]);
-
-    // Out of it, the next period deallocates it: one name of this text on the connection.
-    await nextPeriod();
-    await run(store.db);
-    const names = await namesOf();
-    expect(names).toHaveLength(1);
-    expect(names[0]).not.toBe(first);
   });
 });

@@ -1,6 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { type UsageCounter, usageDay } from '../../domain/usage.js';
-import { REPLANNED } from '../engine/prepared-statements.js';
 import type { Database, DeliveryUpdate } from '../schema.js';
 import { usageShard } from '../usage.js';
 import { attemptRow, type RecordAttemptInput } from './attempt-record.js';
@@ -44,9 +43,10 @@ export function finishesTogether(update: DeliveryUpdate): boolean {
  * attempt only if it was updated, and `dispatchApiCalls` counted for each updated one called on
  * GitHub. Resolves with the deliveries recorded.
  *
- * The calls are one parameter, a JSON array read as a recordset, so the text (and the prepared
- * statement named after it, engine/prepared-statements.ts) is one for any batch size and any mix
- * of outcomes. A column is set from a row only when the row's update names it (`u ? 'column'`):
+ * The calls are one parameter, a JSON array read as rows (`zekt_rows`, migration 0018: taken for
+ * one row, so the join is by the primary key whatever the table holds), so the text, the prepared
+ * statement named after it (engine/prepared-statements.ts) and its plan are one for any batch size
+ * and any mix of outcomes. A column is set from a row only when the row's update names it (`u ? 'column'`):
  * a null is a value to write, an absent column keeps its value.
  */
 export async function finishAttemptsTogether(
@@ -70,7 +70,7 @@ export async function finishAttemptsTogether(
     };
   });
   const result = await db.executeQuery<{ delivery_id: string }>(
-    CompiledQuery.raw(FINISH_TOGETHER, [JSON.stringify(rows), rows.length]),
+    CompiledQuery.raw(FINISH_TOGETHER, [JSON.stringify(rows)]),
   );
   return new Set(result.rows.map((row) => row.delivery_id));
 }
@@ -86,7 +86,7 @@ const SET_COLUMNS = Object.entries(COLUMNS)
 // find either by it. The counters are upserted in key order, so two statements counting for the
 // same accounts take their rows' locks in the same order and never deadlock; and aggregated,
 // because `on conflict do update` cannot touch one row twice in a statement.
-const FINISH_TOGETHER = `${REPLANNED}with updated as (
+const FINISH_TOGETHER = `with updated as (
   update deliveries d set
     ${SET_COLUMNS},
     lease_owner = null,
@@ -95,10 +95,10 @@ const FINISH_TOGETHER = `${REPLANNED}with updated as (
       when r.since is null then d.awaiting_start_since
       when d.status = 'Dispatched' and d.confirmed_at is null and d.run_seen_at is null then r.since
       else null end
-  from (select * from jsonb_to_recordset($1::jsonb) as r(delivery_id text, owner text, since bigint, u jsonb,
-    attempt_id text, number integer, started_at bigint, duration_ms integer, outcome text,
-    status_code integer, error_category text, error_message text, response_headers text,
-    day text, shard integer) limit $2) r
+  from (select r.* from zekt_rows($1::jsonb) e, jsonb_to_record(e) as r(delivery_id text, owner text,
+    since bigint, u jsonb, attempt_id text, number integer, started_at bigint, duration_ms integer,
+    outcome text, status_code integer, error_category text, error_message text,
+    response_headers text, day text, shard integer)) r
   where d.delivery_id = r.delivery_id and d.lease_owner = r.owner
   returning d.delivery_id, d.subscription_id, d.consumer_account_id, r.attempt_id, r.number,
     r.started_at, r.duration_ms, r.outcome, r.status_code, r.error_category, r.error_message,

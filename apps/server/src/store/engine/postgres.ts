@@ -15,8 +15,6 @@ export interface PostgresOptions {
    * (prepared-statements.ts); false for a pooler that cannot keep them. Default true.
    */
   preparedStatements?: boolean;
-  /** How long a statement marked `REPLANNED` keeps its plan (prepared-statements.ts). */
-  replanMs?: number;
   /** Told about every error a statement raised (already classified). */
   onError?: (error: unknown) => void;
 }
@@ -49,10 +47,7 @@ export function openPostgres(options: PostgresOptions): {
   // listener that would crash the process. Idle clients report through the pool; a client checked
   // out by a transaction also fails its pending query, which is where the caller learns of it.
   pool.on('error', () => undefined);
-  const prepare =
-    options.preparedStatements === false
-      ? null
-      : namePreparedStatements(options.replanMs === undefined ? {} : { replanMs: options.replanMs });
+  const prepare = options.preparedStatements === false ? null : namePreparedStatements();
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     prepare?.(client);

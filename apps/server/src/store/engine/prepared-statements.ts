@@ -15,16 +15,11 @@ import type pg from 'pg';
  * must not grow the server's memory or this map without end. Past either bound a statement runs
  * unnamed, as before.
  *
- * A statement whose text starts with `REPLANNED` is prepared under a name that changes every
- * `replanMs` (10 s), and the previous one is deallocated. PostgreSQL keeps a named statement's
- * generic plan once it costs no more than the custom ones, and replans it only when the tables'
- * statistics change: a plan made while a table was nearly empty (a fresh database, or one whose
- * statistics autovacuum has not gathered yet) would stay a sequential scan of that table as it grows.
- * The statements shared by a group (engine/shared-statements.ts) join a JSON recordset of their
- * rows with a growing table by key, with `limit $n` (the row count) for the planner: a plan, custom
- * or generic, is never older than `replanMs`. They used to run unnamed, parsed and planned on every
- * run: that was a third of PostgreSQL's time in statements under `zekt bench` (its statement log:
- * 0.35–0.5 ms to parse and 0.4–0.6 ms to plan each call, against 1 ms to run it).
+ * A prepared statement keeps its generic plan as long as the tables' statistics stand, so a text
+ * must not leave its plan to the table's size: the statements shared by a group join their rows,
+ * a JSON parameter, with a table by its key, and read them with `zekt_rows` (migration 0018),
+ * which the planner takes for one row; PostgreSQL's own recordset functions, taken for 100 rows,
+ * made a plan that read the whole table while it was small, and kept it as the table grew.
  *
  * Two cases where a name is wrong:
  * - a pooler between Zekt and PostgreSQL that does not keep prepared statements across
@@ -41,28 +36,17 @@ export interface PreparedStatementOptions {
   maxTexts?: number;
   /** Statements one connection prepares. */
   maxPerConnection?: number;
-  /** How long a `REPLANNED` statement keeps one name (and so its plan) on a connection. */
-  replanMs?: number;
 }
 
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
-/** The start of a statement's text that PostgreSQL plans afresh at least every `replanMs`. */
-export const REPLANNED = '/* replanned */ ';
-
-/** How long a `REPLANNED` statement keeps its name by default. */
-export const REPLAN_MS = 10_000;
-
 const PLAN_CHANGED = /cached plan must not change result type/;
-/** SQLSTATE 25P02: a statement sent into a transaction that already failed. */
-const IN_FAILED_TRANSACTION = '25P02';
 
 export function namePreparedStatements(
   options: PreparedStatementOptions = {},
 ): (client: pg.PoolClient) => void {
   const maxTexts = options.maxTexts ?? 1_000;
   const maxPerConnection = options.maxPerConnection ?? 500;
-  const replanMs = options.replanMs ?? REPLAN_MS;
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -75,38 +59,7 @@ export function namePreparedStatements(
   return (client) => {
     const unnamed = client.query.bind(client) as Query;
     const prepared = new Set<string>();
-    // A REPLANNED text's name on this connection now, and names of earlier periods to deallocate.
-    const current = new Map<string, string>();
-    const stale: string[] = [];
     let naming = true;
-    const replannedName = (base: string): string => {
-      // performance.now() never goes back, so a name is never used again once deallocated.
-      const name = `${base}_${Math.floor(performance.now() / replanMs)}`;
-      const previous = current.get(base);
-      if (previous !== name) {
-        current.set(base, name);
-        if (previous !== undefined && prepared.delete(previous)) stale.push(previous);
-      }
-      if (stale.length > 0) {
-        // node-postgres records a name once PostgreSQL confirmed its Parse; only such a name is
-        // deallocated, so a DEALLOCATE cannot abort the transaction it may run in (in one already
-        // aborted it fails, and is sent again next time). The record goes after the DEALLOCATE:
-        // statements queued before it still run under the name.
-        const parsed = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } })
-          .connection?.parsedStatements;
-        for (const old of stale.splice(0)) {
-          if (parsed?.[old] === undefined) continue;
-          (unnamed(`deallocate ${old}`) as Promise<unknown>).then(
-            () => delete parsed[old],
-            (error: { code?: string }) => {
-              if (error.code === IN_FAILED_TRANSACTION) stale.push(old);
-              else delete parsed[old];
-            },
-          );
-        }
-      }
-      return name;
-    };
     const named = async (name: string, text: string, values: unknown[]): Promise<unknown> => {
       try {
         return await unnamed({ name, text, values });
@@ -120,8 +73,7 @@ export function namePreparedStatements(
     (client as unknown as { query: Query }).query = (config, values, callback) => {
       // Kysely's only call: query(text, values), awaited. Anything else is left as it was.
       if (naming && typeof config === 'string' && Array.isArray(values) && callback === undefined) {
-        const base = nameOf(config);
-        const name = base !== undefined && config.startsWith(REPLANNED) ? replannedName(base) : base;
+        const name = nameOf(config);
         if (name !== undefined && (prepared.has(name) || prepared.size < maxPerConnection)) {
           prepared.add(name);
           return named(name, config, values);
