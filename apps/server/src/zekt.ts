@@ -18,6 +18,7 @@ import type { GitHubClient } from './github/github-client.js';
 import { createOidcVerifier } from './github/oidc-verifier.js';
 import { buildHttpApp } from './http/app.js';
 import { buildProbeApp } from './http/probe-app.js';
+import { redactLogObject } from './log-redaction.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import { createReconciler, type Reconciler } from './reconcile/reconciler.js';
 import { createRetentionSweeper, type RetentionSweeper } from './retention/retention-sweeper.js';
@@ -97,7 +98,7 @@ export interface Zekt {
 }
 
 /**
- * The redaction list keeps secrets out of logs even when a request or error is logged whole.
+ * Redaction keeps secrets out of logs even when a request or error is logged whole (log-redaction.ts).
  * JSON lines to standard output unless given another destination (`zekt dev` gives a readable one).
  *
  * Standard output is written asynchronously: lines logged while a write is under way go out
@@ -109,21 +110,15 @@ export interface Zekt {
  * so it is not used (docs/performance.md).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = {
-    level,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers["x-hub-signature-256"]',
-        'req.headers["x-hub-signature"]',
-        '*.secret',
-        '*.token',
-        '*.privateKey',
-      ],
-      censor: '[redacted]',
-    },
-  };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  const options: LoggerOptions = { level, formatters: { log: redactLogObject } };
+  const logger = pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
+  // pino formats a child's bindings with no formatter of ours: they are redacted as they are
+  // bound. Every child, a child's child too, inherits this `child`.
+  const child = logger.child;
+  logger.child = function (this: Logger, bindings, childOptions) {
+    return child.call(this, redactLogObject(bindings), childOptions);
+  } as typeof child;
+  return logger;
 }
 
 /**
