@@ -47,6 +47,14 @@ async function dumpPostgres(store: Store): Promise<string> {
     from pg_class rel
     join pg_namespace ns on ns.oid = rel.relnamespace
     where ns.nspname = 'public' and rel.relkind = 'r' and rel.reloptions is not null`.execute(store.db);
+  // Functions a statement relies on (migration 0018's `zekt_rows`): their definition, its row
+  // estimate included, is part of the schema.
+  const { rows: functions } = await sql<{ definition: string }>`
+    select pg_get_functiondef(p.oid) as definition
+    from pg_proc p
+    join pg_namespace ns on ns.oid = p.pronamespace
+    where ns.nspname = 'public'
+    order by p.proname, p.oid`.execute(store.db);
   const tables = [...new Set(columns.map((column) => column.table_name))].sort();
   const blocks = tables.map((table) => {
     const lines = [
@@ -70,7 +78,8 @@ async function dumpPostgres(store: Store): Promise<string> {
       .map((option) => `alter table ${table} set (${option.options});`);
     return [`table ${table} (\n${lines.join(',\n')}\n);`, ...storage, ...tableIndexes].join('\n');
   });
-  return `${blocks.join('\n\n')}\n`;
+  const definitions = functions.map((fn) => `${normalise(fn.definition)};`);
+  return `${[...blocks, ...definitions].join('\n\n')}\n`;
 }
 
 /** One statement per line group, without the indentation and blank lines of the migration's source. */

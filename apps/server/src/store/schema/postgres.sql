@@ -561,3 +561,9 @@ table workflows (
   constraint workflows_repository_id_fkey FOREIGN KEY (repository_id) REFERENCES repositories(repository_id)
 );
 CREATE UNIQUE INDEX workflows_pk ON public.workflows USING btree (repository_id, path);
+
+CREATE OR REPLACE FUNCTION public.zekt_rows(jsonb)
+RETURNS SETOF jsonb
+LANGUAGE sql
+ROWS 1
+AS $function$select jsonb_array_elements($1)$function$;
