@@ -1,5 +1,5 @@
 /** What a redacted value is written as. */
-export const CENSOR = '[redacted]';
+const CENSOR = '[redacted]';
 
 /** Keys whose value never reaches a log line, in any object logged under a line's top-level key. */
 const SECRET_KEYS = ['secret', 'token', 'privateKey'];
@@ -8,10 +8,10 @@ const SECRET_KEYS = ['secret', 'token', 'privateKey'];
 const SECRET_HEADERS = ['authorization', 'x-hub-signature-256', 'x-hub-signature'];
 
 /**
- * A log line's object with credentials censored, for pino's `formatters.log` and
- * `formatters.bindings`: `secret`, `token` and `privateKey` of any object logged under a top-level
- * key (`{ app: { secret } }`, an error with a `token`), and the credential headers of a request
- * logged whole as a plain object under `req`. A Fastify request is never written with its headers
+ * A log line's object with credentials censored, for pino's `formatters.log` and a child logger's
+ * bindings (zekt.ts, `createLogger`): `secret`, `token` and `privateKey` of any object logged
+ * under a top-level key (`{ app: { secret } }`, an error with a `token`), and the credential
+ * headers of a request logged whole as a plain object under `req`. A Fastify request is never written with its headers
  * (http/request-log.ts): its serializer keeps method, path, host and address.
  *
  * It replaces pino's `redact` paths (`*.secret`, …): a wildcard path made pino copy and walk every

@@ -46,8 +46,8 @@ export function finishesTogether(update: DeliveryUpdate): boolean {
  * The calls are one parameter, a JSON array read as rows (`zekt_rows`, migration 0018: taken for
  * one row, so the join is by the primary key whatever the table holds), so the text, the prepared
  * statement named after it (engine/prepared-statements.ts) and its plan are one for any batch size
- * and any mix of outcomes. A column is set from a row only when the row's update names it (`u ? 'column'`):
- * a null is a value to write, an absent column keeps its value.
+ * and any mix of outcomes. A column is set from a row only when the row's update names it
+ * (`u ? 'column'`): a null is a value to write, an absent column keeps its value.
  */
 export async function finishAttemptsTogether(
   db: Kysely<Database>,
