@@ -40,12 +40,34 @@ function censored<T extends object>(value: T, keys: readonly string[]): T {
   let copy: T | undefined;
   for (const key of keys) {
     if (!Object.hasOwn(value, key)) continue;
-    // Same prototype and every own property, enumerable or not: an error keeps its message and
-    // stack for pino's serializer.
-    copy ??= Object.create(Object.getPrototypeOf(value), Object.getOwnPropertyDescriptors(value)) as T;
+    copy ??= copyOf(value);
     Object.defineProperty(copy, key, { value: CENSOR, enumerable: true, writable: true, configurable: true });
   }
   return copy ?? value;
+}
+
+/**
+ * Same prototype and every own property, enumerable or not, so an error keeps its message and stack
+ * for pino's serializer. An accessor is copied as the value it gives on the original: V8's `stack`
+ * accessor (Node 24) reads the error it belongs to, and on a copy it gives an empty string.
+ */
+function copyOf<T extends object>(value: T): T {
+  const copy = Object.create(Object.getPrototypeOf(value)) as T;
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
+    Object.defineProperty(
+      copy,
+      key,
+      'value' in descriptor
+        ? descriptor
+        : {
+            value: (value as Record<string, unknown>)[key],
+            enumerable: descriptor.enumerable ?? false,
+            writable: true,
+            configurable: true,
+          },
+    );
+  }
+  return copy;
 }
 
 function withCensoredHeaders(request: object): object {
