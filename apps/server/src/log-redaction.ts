@@ -11,8 +11,9 @@ const SECRET_HEADERS = ['authorization', 'x-hub-signature-256', 'x-hub-signature
  * A log line's object with credentials censored, for pino's `formatters.log` and a child logger's
  * bindings (zekt.ts, `createLogger`): `secret`, `token` and `privateKey` of any object logged
  * under a top-level key (`{ app: { secret } }`, an error with a `token`), and the credential
- * headers of a request logged whole as a plain object under `req`. A Fastify request is never written with its headers
- * (http/request-log.ts): its serializer keeps method, path, host and address.
+ * headers of a request logged whole as a plain object under `req`. A Fastify request is never
+ * written with its headers (http/request-log.ts): its serializer keeps method, path, host and
+ * address.
  *
  * It replaces pino's `redact` paths (`*.secret`, …): a wildcard path made pino copy and walk every
  * value of every line, whether or not it held a secret; under `zekt bench` that was 7 % of what the

@@ -123,7 +123,7 @@ async function planOf(
 async function indexesUsed(
   run: () => Promise<unknown>,
   pick: RegExp = /.*/s,
-  options: { generic?: boolean; seqscans?: boolean } = {},
+  options: { generic?: boolean } = {},
 ): Promise<string[]> {
   const plan = await planOf(run, pick, options);
   return [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]!);
