@@ -1,16 +1,20 @@
 import { withHandoff } from '../delivery/handoff.js';
-import { parseWorkflowRun } from '../domain/run-summary.js';
+import { type CompletedRun, parseWorkflowRun } from '../domain/run-summary.js';
 import type { UsageCounter } from '../domain/usage.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
-import { receiveCompletion } from '../store/received-event.js';
+import {
+  type ReceivedCompletion,
+  receiveAndCountCompletion,
+  receiveCompletion,
+} from '../store/received-event.js';
 import type { RepositoryHookRow } from '../store/schema.js';
-import { countUsage, countUsages } from '../store/usage.js';
+import { countUsage } from '../store/usage.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
 import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
 import { noTracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
-/** What a webhook that stores a new event counts. */
+/** What a webhook that stores a new event counts (as store/received-event.ts does when not routing). */
 const RECEIVED_COUNTERS: readonly UsageCounter[] = ['webhookDeliveriesReceived', 'eventsReceived'];
 
 /**
@@ -42,77 +46,12 @@ export async function storeCompletionEvent(
   const now = options.clock.now();
   const tracer = options.tracer ?? noTracer;
   const span = startWebhookSpan(tracer, run, delivery.guid);
-  // Shared: concurrent webhooks share one transaction and its statements on PostgreSQL. Every row
-  // two of them may both write goes through a shared statement (the GUID, the run's event, the
-  // usage counters) or is one they may both write in any order (the workflow's sighting).
-  const outcome = await withHandoff(
-    options.handoff,
-    (work) => options.store.sharedTransaction(work),
-    async (trx, handoff): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
-      // First, and on PostgreSQL under the run's lock: a message of this run being stored right
-      // now commits before routing reads the run's message (store/received-event.ts).
-      const received = await receiveCompletion(
-        trx,
-        options.store.dialect,
-        run,
-        delivery,
-        { routeAfter: now + options.messageGraceMs, traceParent: span.traceparent },
-        now,
-      );
-      if (received.outcome === 'not-a-provider') {
-        return {
-          outcome: 'ignored',
-          detail: `${run.summary.repository} is not enabled as a provider repository`,
-        };
-      }
-      if (received.outcome === 'duplicate-receipt') {
-        return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
-      }
-      const accountId = received.repository.account_id;
-      const workflow = await recordWorkflowSeen(
-        trx,
-        { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
-        now,
-        { row: received.workflow },
-      );
-      const { eventId } = received;
-      if (eventId === null) {
-        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
-        return {
-          outcome: 'duplicate',
-          detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
-        };
-      }
-      // The account's counters are rows every event of the account updates: counted last, with
-      // routing's last writes when it routes, so on PostgreSQL concurrent transactions wait on
-      // each other's lock for the least time.
-      if (!options.routeInline || options.messageGraceMs > 0) {
-        await countUsages(trx, options.store.dialect, accountId, RECEIVED_COUNTERS, now);
-        return { outcome: 'accepted', eventId };
-      }
-      // Nothing to wait for: route in this same transaction, so the event and its deliveries commit
-      // together and no second transaction (nor a router pass) is needed. A message of this run
-      // committed before us is joined; one committing after us finds the run routed (409).
-      const routed = await routeEvent(
-        trx,
-        options.store.dialect,
-        {
-          event_id: eventId,
-          repository_id: run.repositoryId,
-          run_id: run.runId,
-          run_attempt: run.runAttempt,
-          account_id: accountId,
-          workflow_path: run.summary.workflowPath,
-          summary: JSON.stringify(run.summary),
-          received_at: now,
-          trace_parent: span.traceparent,
-        },
-        now,
-        { workflowRead: workflow, handoff, tracer, usage: RECEIVED_COUNTERS },
-      );
-      return { outcome: 'accepted', eventId, routed };
-    },
-  );
+  const stored = { routeAfter: now + options.messageGraceMs, traceParent: span.traceparent };
+  const outcome =
+    options.routeInline && options.messageGraceMs === 0
+      ? await storeAndRoute(options, run, delivery, stored, now)
+      : // Routed later, by the router loop: received and counted in one statement on PostgreSQL.
+        answerTo(await receiveAndCountCompletion(options.store, run, delivery, stored, now), run, delivery);
   const eventId = 'eventId' in outcome ? outcome.eventId : undefined;
   span.end({ attributes: { 'zekt.outcome': outcome.outcome, 'zekt.event.id': eventId } });
   if (outcome.outcome !== 'accepted') return outcome;
@@ -127,4 +66,89 @@ export async function storeCompletionEvent(
       options.onDeliveriesCreated();
   }
   return accepted;
+}
+
+/**
+ * Nothing to wait for: the event is routed in the transaction that stores it, so the event and its
+ * deliveries commit together and no second transaction (nor a router pass) is needed. A message of
+ * this run committed before us is joined; one committing after us finds the run routed (409).
+ */
+async function storeAndRoute(
+  options: WebhookIngestOptions,
+  run: CompletedRun,
+  delivery: { guid: string; event: string; hookId: number | null },
+  stored: { routeAfter: number; traceParent: string | null },
+  now: number,
+): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> {
+  const tracer = options.tracer ?? noTracer;
+  // Shared: concurrent webhooks share one transaction and its statements on PostgreSQL. Every row
+  // two of them may both write goes through a shared statement (the GUID, the run's event, the
+  // usage counters) or is one they may both write in any order (the workflow's sighting).
+  return withHandoff(
+    options.handoff,
+    (work) => options.store.sharedTransaction(work),
+    async (trx, handoff): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> => {
+      // First, and on PostgreSQL under the run's lock: a message of this run being stored right
+      // now commits before routing reads the run's message (store/received-event.ts).
+      const received = await receiveCompletion(trx, options.store.dialect, run, delivery, stored, now);
+      if (received.outcome !== 'received') return answerTo(received, run, delivery);
+      const accountId = received.repository.account_id;
+      const workflow = await recordWorkflowSeen(
+        trx,
+        { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+        now,
+        { row: received.workflow },
+      );
+      const { eventId } = received;
+      if (eventId === null) {
+        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+        return answerTo(received, run, delivery);
+      }
+      // The account's counters are rows every event of the account updates: counted with
+      // routing's last writes, so on PostgreSQL concurrent transactions wait on each other's lock
+      // for the least time.
+      const routed = await routeEvent(
+        trx,
+        options.store.dialect,
+        {
+          event_id: eventId,
+          repository_id: run.repositoryId,
+          run_id: run.runId,
+          run_attempt: run.runAttempt,
+          account_id: accountId,
+          workflow_path: run.summary.workflowPath,
+          summary: JSON.stringify(run.summary),
+          received_at: now,
+          trace_parent: stored.traceParent,
+        },
+        now,
+        { workflowRead: workflow, handoff, tracer, usage: RECEIVED_COUNTERS },
+      );
+      return { outcome: 'accepted', eventId, routed };
+    },
+  );
+}
+
+/** The answer to a webhook whose event was stored, or not, as `received` says. */
+function answerTo(
+  received: ReceivedCompletion,
+  run: CompletedRun,
+  delivery: { guid: string },
+): WebhookOutcome {
+  if (received.outcome === 'not-a-provider') {
+    return {
+      outcome: 'ignored',
+      detail: `${run.summary.repository} is not enabled as a provider repository`,
+    };
+  }
+  if (received.outcome === 'duplicate-receipt') {
+    return { outcome: 'duplicate', detail: `delivery ${delivery.guid} was already processed` };
+  }
+  if (received.eventId === null) {
+    return {
+      outcome: 'duplicate',
+      detail: `run ${run.runId} attempt ${run.runAttempt} of ${run.summary.repository} was already received`,
+    };
+  }
+  return { outcome: 'accepted', eventId: received.eventId };
 }

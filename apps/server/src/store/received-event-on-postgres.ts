@@ -1,7 +1,10 @@
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { type UsageCounter, usageDay } from '../domain/usage.js';
 import { sharedStatement } from './engine/shared-statements.js';
-import type { RepositoryRow, WorkflowRow } from './schema.js';
+import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
+import { usageShard } from './usage.js';
 import { APP_WEBHOOK_ID } from './webhook-deliveries.js';
+import { WORKFLOW_SEEN_PRECISION_MS } from './workflows.js';
 
 export interface ReceiveParams {
   repositoryId: number;
@@ -55,54 +58,83 @@ export interface Received {
  * back as JSON, whose numbers and booleans are what the driver's parsers give (engine/postgres.ts).
  */
 export const receiveCompletionsOnPostgres = sharedStatement(
-  async (db, rows: readonly ReceiveParams[]): Promise<Received[]> => {
-    const input = JSON.stringify(
-      rows.map((p, i) => ({
-        i,
-        repository_id: p.repositoryId,
-        run_id: p.runId,
-        run_attempt: p.runAttempt,
-        run_key: p.runKey,
-        path: p.workflowPath,
-        workflow_name: p.workflowName,
-        conclusion: p.conclusion,
-        summary: p.summary,
-        guid: p.guid,
-        event: p.event,
-        hook_id: p.hookId,
-        event_id: p.eventId,
-        now: p.now,
-        route_after: p.routeAfter,
-        trace_parent: p.traceParent,
-      })),
-    );
-    const result = await db.executeQuery<{
-      i: number;
-      repository: RepositoryRow | null;
-      workflow: WorkflowRow | null;
-      recorded: boolean;
-      event_id: string | null;
-    }>(CompiledQuery.raw(RECEIVE, [input, APP_WEBHOOK_ID]));
-    const byRow = new Map(result.rows.map((row) => [row.i, row]));
-    return rows.map((_, i) => {
-      const row = byRow.get(i);
-      return {
-        repository: row?.repository ?? undefined,
-        workflow: row?.workflow ?? undefined,
-        recorded: Boolean(row?.recorded),
-        eventId: row?.event_id ?? null,
-      };
-    });
-  },
+  (db, rows: readonly ReceiveParams[]) => runReceive(db, RECEIVE, rows, []),
   {
-    keys: (p) => [`guid:${p.guid}`, `run:${p.runKey}`],
+    keys: receiveKeys,
   },
 );
 
-const RECEIVE = `with input as (
+/** What two receptions may both write: the webhook's GUID and the run's event (and lock). */
+export function receiveKeys(p: ReceiveParams): readonly string[] {
+  return [`guid:${p.guid}`, `run:${p.runKey}`];
+}
+
+/**
+ * `receiveCompletionsOnPostgres`, and then what a completion webhook that is not routed in the same
+ * transaction writes after it, in the same statement: the workflow's sighting (workflows.ts,
+ * `recordWorkflowSeen`: only when missing, renamed or older than its precision) and the usage
+ * counters (`webhookDeliveriesReceived` for each receipt written, `eventsReceived` for each new
+ * event, on one shard: usage.ts). One statement is atomic, so it needs no transaction: the API
+ * role's webhook is one round trip, shared with the webhooks of the same turn
+ * (engine/statement-batches.ts), where BEGIN, two statements and COMMIT were four.
+ */
+export function receiveAndCountOnPostgres(
+  db: Kysely<Database>,
+  rows: readonly ReceiveParams[],
+): Promise<Received[]> {
+  return runReceive(db, RECEIVE_AND_COUNT, rows, [WORKFLOW_SEEN_PRECISION_MS, usageShard()]);
+}
+
+async function runReceive(
+  db: Kysely<Database>,
+  text: string,
+  rows: readonly ReceiveParams[],
+  more: readonly unknown[],
+): Promise<Received[]> {
+  const input = JSON.stringify(
+    rows.map((p, i) => ({
+      i,
+      repository_id: p.repositoryId,
+      run_id: p.runId,
+      run_attempt: p.runAttempt,
+      run_key: p.runKey,
+      path: p.workflowPath,
+      workflow_name: p.workflowName,
+      conclusion: p.conclusion,
+      summary: p.summary,
+      guid: p.guid,
+      event: p.event,
+      hook_id: p.hookId,
+      event_id: p.eventId,
+      now: p.now,
+      day: usageDay(p.now),
+      route_after: p.routeAfter,
+      trace_parent: p.traceParent,
+    })),
+  );
+  const result = await db.executeQuery<{
+    i: number;
+    repository: RepositoryRow | null;
+    workflow: WorkflowRow | null;
+    recorded: boolean;
+    event_id: string | null;
+  }>(CompiledQuery.raw(text, [input, APP_WEBHOOK_ID, ...more]));
+  const byRow = new Map(result.rows.map((row) => [row.i, row]));
+  return rows.map((_, i) => {
+    const row = byRow.get(i);
+    return {
+      repository: row?.repository ?? undefined,
+      workflow: row?.workflow ?? undefined,
+      recorded: Boolean(row?.recorded),
+      eventId: row?.event_id ?? null,
+    };
+  });
+}
+
+const RECEIVED = `with input as (
   select * from json_to_recordset($1::json) as r(i integer, repository_id bigint, run_id bigint,
     run_attempt integer, run_key text, path text, workflow_name text, conclusion text, summary text,
-    guid text, event text, hook_id bigint, event_id text, now bigint, route_after bigint,
+    guid text, event text, hook_id bigint, event_id text, now bigint, day text, route_after bigint,
     trace_parent text)
 ), locked as materialized (
   select ordered.i, pg_advisory_xact_lock(hashtextextended(ordered.run_key, 0)) as locked
@@ -135,9 +167,45 @@ const RECEIVE = `with input as (
   from provider join receipt on receipt.delivery_guid = provider.guid and receipt.hook_id = provider.hook_id
   on conflict (repository_id, run_id, run_attempt) do nothing
   returning event_id
-)
-select found.i, found.repository, found.workflow, receipt.delivery_guid is not null as recorded,
+)`;
+
+const RESULT = `select found.i, found.repository, found.workflow, receipt.delivery_guid is not null as recorded,
   event.event_id
 from found
 left join receipt on receipt.delivery_guid = found.guid and receipt.hook_id = found.hook_id
 left join event on event.event_id = found.event_id`;
+
+const RECEIVE = `${RECEIVED}
+${RESULT}`;
+
+const RECEIVE_AND_COUNT = `${RECEIVED}, recorded as (
+  select provider.*, event.event_id is not null as new_event
+  from provider
+  join receipt on receipt.delivery_guid = provider.guid and receipt.hook_id = provider.hook_id
+  left join event on event.event_id = provider.event_id
+), sighting as (
+  insert into workflows (repository_id, path, name, whitelisted, blocked_count, first_seen_at,
+    last_seen_at, created_at, updated_at)
+  select distinct on (repository_id, path) repository_id, path, workflow_name, false, 0, now, now,
+    now, now
+  from recorded
+  where workflow is null or workflow ->> 'name' is distinct from workflow_name
+    or workflow ->> 'first_seen_at' is null or workflow ->> 'last_seen_at' is null
+    or now - (workflow ->> 'last_seen_at')::bigint >= $3::bigint
+  order by repository_id, path, now desc
+  on conflict (repository_id, path) do update set name = excluded.name,
+    first_seen_at = coalesce(workflows.first_seen_at, excluded.first_seen_at),
+    last_seen_at = excluded.last_seen_at, updated_at = excluded.updated_at
+), usage as (
+  insert into usage_daily_shards (account_id, day, counter, shard, value)
+  select recorded.account_id, recorded.day, counted.counter, $4::integer, count(*)
+  from recorded cross join lateral (
+    select '${'webhookDeliveriesReceived' satisfies UsageCounter}' as counter
+    union all select '${'eventsReceived' satisfies UsageCounter}' where recorded.new_event
+  ) counted
+  group by recorded.account_id, recorded.day, counted.counter
+  order by recorded.account_id, recorded.day, counted.counter
+  on conflict (account_id, day, counter, shard) do update
+    set value = usage_daily_shards.value + excluded.value
+)
+${RESULT}`;

@@ -3,10 +3,20 @@ import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
 import { getRepositoryAndWorkflow, runLockKey } from './accounts.js';
 import type { SqlDialect } from './engine/dialect.js';
+import { createStatementBatch, type StatementBatch } from './engine/statement-batches.js';
 import { insertEvent } from './events.js';
-import { receiveCompletionsOnPostgres } from './received-event-on-postgres.js';
+import {
+  type Received,
+  type ReceiveParams,
+  receiveAndCountOnPostgres,
+  receiveCompletionsOnPostgres,
+  receiveKeys,
+} from './received-event-on-postgres.js';
 import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
+import type { Store } from './store.js';
+import { countUsage, countUsages } from './usage.js';
 import { APP_WEBHOOK_ID, recordWebhookDelivery } from './webhook-deliveries.js';
+import { recordWorkflowSeen } from './workflows.js';
 
 /** What a completion webhook's first step found and wrote. */
 export type ReceivedCompletion =
@@ -41,29 +51,9 @@ export async function receiveCompletion(
   now: number,
 ): Promise<ReceivedCompletion> {
   if (dialect === 'postgres') {
-    const received = await receiveCompletionsOnPostgres(db, {
-      repositoryId: run.repositoryId,
-      runId: run.runId,
-      runAttempt: run.runAttempt,
-      runKey: runLockKey(run),
-      // The event's row as insertEvent writes it (events.ts, newEventParams); its account is the
-      // repository's, read by the statement.
-      workflowPath: run.summary.workflowPath,
-      workflowName: run.summary.workflow,
-      conclusion: run.summary.conclusion,
-      summary: JSON.stringify(run.summary),
-      guid: delivery.guid,
-      event: delivery.event,
-      hookId: delivery.hookId ?? APP_WEBHOOK_ID,
-      eventId: newId('evt', now),
-      now,
-      routeAfter: event.routeAfter,
-      traceParent: event.traceParent,
-    });
-    const { repository, workflow } = received;
-    if (!isProvider(repository)) return { outcome: 'not-a-provider' };
-    if (!received.recorded) return { outcome: 'duplicate-receipt', repository, workflow };
-    return { outcome: 'received', repository, workflow, eventId: received.eventId };
+    return completionReceived(
+      await receiveCompletionsOnPostgres(db, receiveParams(run, delivery, event, now)),
+    );
   }
   const read = await getRepositoryAndWorkflow(db, run.repositoryId, run.summary.workflowPath);
   if (!isProvider(read?.repository)) return { outcome: 'not-a-provider' };
@@ -86,4 +76,101 @@ export async function receiveCompletion(
 
 function isProvider(repository: RepositoryRow | undefined): repository is RepositoryRow {
   return Boolean(repository?.provider_enabled) && repository?.removed_at === null;
+}
+
+type CompletionRun = Parameters<typeof receiveCompletion>[2];
+type CompletionDelivery = Parameters<typeof receiveCompletion>[3];
+type CompletionEvent = Parameters<typeof receiveCompletion>[4];
+
+/**
+ * A completion webhook whose event is routed later (by the router loop: the API role, or a message
+ * grace period): `receiveCompletion`, then the workflow's sighting (workflows.ts) and the usage
+ * counters, `webhookDeliveriesReceived` for a receipt written and `eventsReceived` for a new event,
+ * all committed together before it resolves. On PostgreSQL that is one statement, outside any
+ * transaction, shared by the webhooks of one turn of the event loop (received-event-on-postgres.ts,
+ * engine/statement-batches.ts); on SQLite one transaction (its group commit shares the COMMIT).
+ */
+export async function receiveAndCountCompletion(
+  store: Store,
+  run: CompletionRun,
+  delivery: CompletionDelivery,
+  event: CompletionEvent,
+  now: number,
+): Promise<ReceivedCompletion> {
+  if (store.dialect === 'postgres') {
+    return completionReceived(await batchOf(store).run(receiveParams(run, delivery, event, now)));
+  }
+  return store.transaction(async (trx) => {
+    const received = await receiveCompletion(trx, store.dialect, run, delivery, event, now);
+    if (received.outcome !== 'received') return received;
+    const accountId = received.repository.account_id;
+    await recordWorkflowSeen(
+      trx,
+      { repositoryId: run.repositoryId, path: run.summary.workflowPath, name: run.summary.workflow },
+      now,
+      { row: received.workflow },
+    );
+    if (received.eventId === null) await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+    else
+      await countUsages(trx, store.dialect, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
+    return received;
+  });
+}
+
+/** Receptions in one statement at most: bounds its parameter and how long it holds the runs' locks. */
+const MAX_RECEIVE_BATCH = 64;
+
+const batches = new WeakMap<Store, StatementBatch<ReceiveParams, Received>>();
+
+function batchOf(store: Store): StatementBatch<ReceiveParams, Received> {
+  let batch = batches.get(store);
+  if (!batch) {
+    batch = createStatementBatch<ReceiveParams, Received>({
+      together: (rows) => receiveAndCountOnPostgres(store.db, rows),
+      alone: async (row) => (await receiveAndCountOnPostgres(store.db, [row]))[0] as Received,
+      keys: receiveKeys,
+      maxBatch: MAX_RECEIVE_BATCH,
+      // As many as PostgreSQL's group transactions (engine/shared-transactions.ts): a busy
+      // database gets fewer, larger statements.
+      maxInFlight: 2,
+    });
+    batches.set(store, batch);
+    store.drainOnClose(batch.drain);
+  }
+  return batch;
+}
+
+/** The row `received-event-on-postgres.ts` writes for a completion webhook. */
+function receiveParams(
+  run: CompletionRun,
+  delivery: CompletionDelivery,
+  event: CompletionEvent,
+  now: number,
+): ReceiveParams {
+  return {
+    repositoryId: run.repositoryId,
+    runId: run.runId,
+    runAttempt: run.runAttempt,
+    runKey: runLockKey(run),
+    // The event's row as insertEvent writes it (events.ts, newEventParams); its account is the
+    // repository's, read by the statement.
+    workflowPath: run.summary.workflowPath,
+    workflowName: run.summary.workflow,
+    conclusion: run.summary.conclusion,
+    summary: JSON.stringify(run.summary),
+    guid: delivery.guid,
+    event: delivery.event,
+    hookId: delivery.hookId ?? APP_WEBHOOK_ID,
+    eventId: newId('evt', now),
+    now,
+    routeAfter: event.routeAfter,
+    traceParent: event.traceParent,
+  };
+}
+
+function completionReceived(received: Received): ReceivedCompletion {
+  const { repository, workflow } = received;
+  if (!isProvider(repository)) return { outcome: 'not-a-provider' };
+  if (!received.recorded) return { outcome: 'duplicate-receipt', repository, workflow };
+  return { outcome: 'received', repository, workflow, eventId: received.eventId };
 }

@@ -13,7 +13,7 @@ import {
 import { getEventByRunKey, insertEvent, takeDueEvent } from './events.js';
 import { beginHookPlacement, completeHookPlacement, findHooksBeingPlaced } from './hooks.js';
 import { getMessageByRunKey, upsertMessage } from './messages.js';
-import { receiveCompletion } from './received-event.js';
+import { receiveAndCountCompletion, receiveCompletion } from './received-event.js';
 import { writeRoutedEvent } from './routed-event.js';
 import { readRouting } from './routing-read.js';
 import type { NewDelivery } from './schema.js';
@@ -217,6 +217,75 @@ export function describeStoreContract(
       expect(await receive('guid-removed')).toEqual({ outcome: 'not-a-provider' });
       expect(await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute()).toEqual([]);
       expect(await store.db.selectFrom('events').select('event_id').execute()).toEqual([]);
+    });
+
+    it('receives and counts webhooks routed later, asked for together, each as if received alone', async () => {
+      await installRepository('acme', false);
+      await store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
+      const day = Date.UTC(2026, 10, 20, 12);
+      const receive = (guid: string, runId: number, repositoryId = 10) =>
+        receiveAndCountCompletion(
+          store,
+          { repositoryId, runId, runAttempt: 1, summary: { ...summary, runId: String(runId) } },
+          { guid, event: 'workflow_run', hookId: 5 },
+          { routeAfter: day + 50, traceParent: null },
+          day,
+        ).then((received) =>
+          received.outcome === 'received'
+            ? { eventId: received.eventId === null ? null : 'new' }
+            : received.outcome,
+        );
+      // As concurrent webhooks ask: in one turn of the event loop (one statement on PostgreSQL).
+      // The same GUID twice and the same run under two GUIDs go one after the other, in order.
+      const outcomes = await Promise.all([
+        receive('guid-a', 77),
+        receive('guid-b', 78),
+        receive('guid-a', 79),
+        receive('guid-c', 77),
+        receive('guid-d', 80, 99),
+      ]);
+      expect(outcomes).toEqual([
+        { eventId: 'new' },
+        { eventId: 'new' },
+        'duplicate-receipt',
+        { eventId: null },
+        'not-a-provider',
+      ]);
+      const events = await store.db
+        .selectFrom('events')
+        .select(['run_id', 'route_status'])
+        .orderBy('run_id')
+        .execute();
+      expect(events).toEqual([
+        { run_id: 77, route_status: 'pending' },
+        { run_id: 78, route_status: 'pending' },
+      ]);
+      // Three receipts written, two of them with a new event.
+      const usage = await getUsage(store.db, 1, '2026-11', day);
+      expect(usage.counters.webhookDeliveriesReceived).toBe(3);
+      expect(usage.counters.eventsReceived).toBe(2);
+      const workflow = await getWorkflow(store.db, 10, summary.workflowPath);
+      expect(workflow).toMatchObject({ name: 'Deploy', first_seen_at: day, last_seen_at: day });
+      // Within the sighting's precision the workflow is not written again; past it, it is.
+      await receive('guid-e', 81);
+      expect((await getWorkflow(store.db, 10, summary.workflowPath))?.last_seen_at).toBe(day);
+      const later = day + WORKFLOW_SEEN_PRECISION_MS;
+      await receiveAndCountCompletion(
+        store,
+        { repositoryId: 10, runId: 82, runAttempt: 1, summary: { ...summary, workflow: 'Ship' } },
+        { guid: 'guid-f', event: 'workflow_run', hookId: 5 },
+        { routeAfter: later, traceParent: null },
+        later,
+      );
+      expect(await getWorkflow(store.db, 10, summary.workflowPath)).toMatchObject({
+        name: 'Ship',
+        first_seen_at: day,
+        last_seen_at: later,
+      });
+      expect((await getUsage(store.db, 1, '2026-11', later)).counters).toMatchObject({
+        webhookDeliveriesReceived: 5,
+        eventsReceived: 4,
+      });
     });
 
     it("writes a routed event's archive, deliveries and route status, all or none", async () => {
@@ -668,7 +737,7 @@ export function describeStoreContract(
 
       it('records attempts finished together, each as if finished alone', async () => {
         // As the dispatcher finishes the calls of one turn: concurrently. On PostgreSQL they share
-        // one statement (deliveries/attempt-batch.ts); each must still get its own answer.
+        // one statement (engine/statement-batches.ts); each must still get its own answer.
         const day1 = Date.UTC(1970, 0, 1, 12);
         const day2 = Date.UTC(1970, 0, 2, 12);
         await insertDeliveries(store.db, [

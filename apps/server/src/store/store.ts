@@ -31,7 +31,7 @@ export interface Store {
   close(): Promise<void>;
   /**
    * Has `close` first wait for `drain`: writes collected to be sent together, whose callers wait
-   * for their answer (deliveries/attempt-batch.ts), are sent before the connections go.
+   * for their answer (engine/statement-batches.ts), are sent before the connections go.
    */
   drainOnClose(drain: () => Promise<void>): void;
   /**

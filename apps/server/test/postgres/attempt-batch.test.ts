@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_ATTEMPT_BATCH } from '../../src/store/deliveries/attempt-batch.js';
+import { MAX_ATTEMPT_BATCH } from '../../src/store/deliveries/finish-attempt.js';
 import {
   type AttemptRecord,
   claimWithContext,
@@ -15,7 +15,7 @@ import { createMigratedTestDatabase, type TestDatabase } from '../support/test-d
 
 /**
  * On PostgreSQL the attempts finished in one turn of the event loop are recorded by one statement
- * (store/deliveries/attempt-batch.ts): per-statement cost dominated the server's CPU per event. The
+ * (store/engine/statement-batches.ts): per-statement cost dominated the server's CPU per event. The
  * store contract checks what they write; this checks how many statements they cost, that a failed
  * batch falls back to one statement per attempt, and that closing the store sends a pending batch.
  */

@@ -17,7 +17,11 @@ import { attemptRecorded } from '../../src/store/dispatch-context.js';
 import { takeDueEvent } from '../../src/store/events.js';
 import { notStartedOfConnection } from '../../src/store/not-started.js';
 import { readQueueStats } from '../../src/store/queue-stats.js';
-import { type ReceivedCompletion, receiveCompletion } from '../../src/store/received-event.js';
+import {
+  type ReceivedCompletion,
+  receiveAndCountCompletion,
+  receiveCompletion,
+} from '../../src/store/received-event.js';
 import { recentReplayTimes } from '../../src/store/replays.js';
 import {
   deleteExpiredArchives,
@@ -352,6 +356,31 @@ describe('query plans on PostgreSQL', () => {
         'workflows_pk',
       ]);
       expect(conflictArbiters(plan), plan).toEqual(['events_run_key', 'webhook_receipts_pk']);
+    }
+  });
+
+  it('receives and counts a webhook routed later (the API role) with the same lookups, and upserts by key', async () => {
+    const receiveAndCount = () =>
+      receiveAndCountCompletion(
+        store,
+        { repositoryId: 10, runId: runs++, runAttempt: 1, summary },
+        { guid: `guid-${runs}`, event: 'workflow_run', hookId: 5 },
+        { routeAfter: now, traceParent: null },
+        now,
+      );
+    for (const generic of [false, true]) {
+      const plan = await planOf(receiveAndCount, /insert into usage_daily_shards/, { generic });
+      expect(indexLookups(plan), plan).toEqual([
+        'repositories_pkey',
+        'webhook_deliveries_pkey',
+        'workflows_pk',
+      ]);
+      expect(conflictArbiters(plan), plan).toEqual([
+        'events_run_key',
+        'usage_daily_shards_pk',
+        'webhook_receipts_pk',
+        'workflows_pk',
+      ]);
     }
   });
 

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { type UsageCounter, usageDay } from '../../domain/usage.js';
+import { createStatementBatch, type StatementBatch } from '../engine/statement-batches.js';
 import type { Database } from '../schema.js';
 import type { Store } from '../store.js';
 import { countUsage, usageShard } from '../usage.js';
-import { type AttemptBatch, createAttemptBatch } from './attempt-batch.js';
 import { attemptRow } from './attempt-record.js';
 import { type FinishInput, finishAttemptsTogether, finishesTogether } from './finish-attempts-together.js';
 import { recordLeasedAttempt } from './record-attempt.js';
@@ -14,7 +14,7 @@ import { updateLeased } from './update-leased.js';
  * called — the consumer's `dispatchApiCalls` counter, all or nothing, committed before it returns.
  * On PostgreSQL that is one statement (data-modifying CTEs run atomically, and with no transaction
  * around them that is one round trip where BEGIN, three statements and COMMIT were five), shared
- * with the attempts finished in the same turn of the event loop (attempt-batch.ts); on SQLite, or
+ * with the attempts finished in the same turn of the event loop (engine/statement-batches.ts); on SQLite, or
  * with writes `alongside` (a rare exhausted delivery's alert), one transaction.
  */
 export async function finishAttempt(
@@ -37,17 +37,26 @@ export async function finishAttempt(
     });
   }
   if (!finishesTogether(input.update)) return finishAlone(store.db, input);
-  return batchOf(store).finish(input);
+  return batchOf(store).run(input);
 }
 
-const batches = new WeakMap<Store, AttemptBatch<FinishInput>>();
+/** Attempts in one statement at most: bounds its parameter and the time it holds its rows. */
+export const MAX_ATTEMPT_BATCH = 256;
 
-function batchOf(store: Store): AttemptBatch<FinishInput> {
+const batches = new WeakMap<Store, StatementBatch<FinishInput, boolean>>();
+
+function batchOf(store: Store): StatementBatch<FinishInput, boolean> {
   let batch = batches.get(store);
   if (!batch) {
-    batch = createAttemptBatch<FinishInput>({
-      together: (inputs) => finishAttemptsTogether(store.db, inputs),
+    batch = createStatementBatch<FinishInput, boolean>({
+      together: async (inputs) => {
+        const recorded = await finishAttemptsTogether(store.db, inputs);
+        return inputs.map((input) => recorded.has(input.deliveryId));
+      },
       alone: (input) => finishAlone(store.db, input),
+      // One statement cannot update a delivery twice.
+      keys: (input) => [input.deliveryId],
+      maxBatch: MAX_ATTEMPT_BATCH,
     });
     batches.set(store, batch);
     store.drainOnClose(batch.drain);
