@@ -62,6 +62,21 @@ export function guardRequestBodies(
       held += bytes;
     };
     if (known) reserve(declared);
+    let timer: NodeJS.Timeout | undefined;
+    // The bytes stay held until the answer is out: the parsed body lives as long as the request.
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      inFlight.set(route, (inFlight.get(route) ?? held) - held);
+      held = 0;
+    });
+    // A body whose every declared byte is here already (it came with its headers, as a webhook's
+    // mostly does) can neither arrive late nor run over its reservation: it goes on as it is,
+    // without the stream and the timer a body still arriving needs. Node marks the request
+    // `complete` only on a later turn, so the bytes buffered are what tells.
+    if (known && request.raw.readableLength >= declared) {
+      unread.delete(request);
+      return payload;
+    }
     const guarded = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         try {
@@ -73,7 +88,7 @@ export function guardRequestBodies(
         done(null, chunk);
       },
     });
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       guarded.destroy(
         new HttpError(
           'request_timeout',
@@ -84,12 +99,6 @@ export function guardRequestBodies(
     guarded.once('end', () => {
       clearTimeout(timer);
       unread.delete(request);
-    });
-    // The bytes stay held until the answer is out: the parsed body lives as long as the request.
-    reply.raw.once('close', () => {
-      clearTimeout(timer);
-      inFlight.set(route, (inFlight.get(route) ?? held) - held);
-      held = 0;
     });
     payload.once('error', (error) => guarded.destroy(error));
     return payload.pipe(guarded);
