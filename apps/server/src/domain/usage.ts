@@ -18,6 +18,14 @@ export const USAGE_COUNTERS = [
 ] as const;
 export type UsageCounter = (typeof USAGE_COUNTERS)[number];
 
+/**
+ * What a provider's completion webhook counts once its receipt is written: one webhook delivery,
+ * and one event when the run key is new (a second GUID of a run received already counts only the
+ * webhook). Nothing is counted for a GUID processed already or a repository that is not a provider.
+ */
+export const RECEIPT_COUNTERS: readonly UsageCounter[] = ['webhookDeliveriesReceived'];
+export const NEW_EVENT_COUNTERS: readonly UsageCounter[] = ['webhookDeliveriesReceived', 'eventsReceived'];
+
 /** @example usageMonth(Date.UTC(2026, 10, 20)) // '2026-11' */
 export function usageMonth(atMs: number): string {
   const date = new Date(atMs);

@@ -1,6 +1,6 @@
 import { withHandoff } from '../delivery/handoff.js';
 import { type CompletedRun, parseWorkflowRun } from '../domain/run-summary.js';
-import type { UsageCounter } from '../domain/usage.js';
+import { NEW_EVENT_COUNTERS, RECEIPT_COUNTERS } from '../domain/usage.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import {
   type ReceivedCompletion,
@@ -8,14 +8,11 @@ import {
   receiveCompletion,
 } from '../store/received-event.js';
 import type { RepositoryHookRow } from '../store/schema.js';
-import { countUsage } from '../store/usage.js';
+import { countUsages } from '../store/usage.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
 import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
 import { noTracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
-
-/** What a webhook that stores a new event counts (as store/received-event.ts does when not routing). */
-const RECEIVED_COUNTERS: readonly UsageCounter[] = ['webhookDeliveriesReceived', 'eventsReceived'];
 
 /**
  * A provider's `workflow_run` webhook. Only `completed` runs are stored; the event, the
@@ -101,7 +98,7 @@ async function storeAndRoute(
       );
       const { eventId } = received;
       if (eventId === null) {
-        await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
+        await countUsages(trx, options.store.dialect, accountId, RECEIPT_COUNTERS, now);
         return answerTo(received, run, delivery);
       }
       // The account's counters are rows every event of the account updates: counted with
@@ -122,7 +119,7 @@ async function storeAndRoute(
           trace_parent: stored.traceParent,
         },
         now,
-        { workflowRead: workflow, handoff, tracer, usage: RECEIVED_COUNTERS },
+        { workflowRead: workflow, handoff, tracer, usage: NEW_EVENT_COUNTERS },
       );
       return { outcome: 'accepted', eventId, routed };
     },

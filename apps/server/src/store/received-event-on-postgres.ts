@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { type UsageCounter, usageDay } from '../domain/usage.js';
+import { NEW_EVENT_COUNTERS, RECEIPT_COUNTERS, usageDay } from '../domain/usage.js';
 import { sharedStatement } from './engine/shared-statements.js';
 import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
 import { usageShard } from './usage.js';
@@ -73,8 +73,8 @@ export function receiveKeys(p: ReceiveParams): readonly string[] {
  * `receiveCompletionsOnPostgres`, and then what a completion webhook that is not routed in the same
  * transaction writes after it, in the same statement: the workflow's sighting (workflows.ts,
  * `recordWorkflowSeen`: only when missing, renamed or older than its precision) and the usage
- * counters (`webhookDeliveriesReceived` for each receipt written, `eventsReceived` for each new
- * event, on one shard: usage.ts). One statement is atomic, so it needs no transaction: the API
+ * counters of each receipt written (domain/usage.ts, `RECEIPT_COUNTERS` and `NEW_EVENT_COUNTERS`,
+ * on one shard: usage.ts). One statement is atomic, so it needs no transaction: the API
  * role's webhook is one round trip, shared with the webhooks of the same turn
  * (engine/statement-batches.ts), where BEGIN, two statements and COMMIT were four.
  */
@@ -82,7 +82,12 @@ export function receiveAndCountOnPostgres(
   db: Kysely<Database>,
   rows: readonly ReceiveParams[],
 ): Promise<Received[]> {
-  return runReceive(db, RECEIVE_AND_COUNT, rows, [WORKFLOW_SEEN_PRECISION_MS, usageShard()]);
+  return runReceive(db, RECEIVE_AND_COUNT, rows, [
+    WORKFLOW_SEEN_PRECISION_MS,
+    usageShard(),
+    JSON.stringify(NEW_EVENT_COUNTERS),
+    JSON.stringify(RECEIPT_COUNTERS),
+  ]);
 }
 
 async function runReceive(
@@ -199,10 +204,8 @@ const RECEIVE_AND_COUNT = `${RECEIVED}, recorded as (
 ), usage as (
   insert into usage_daily_shards (account_id, day, counter, shard, value)
   select recorded.account_id, recorded.day, counted.counter, $4::integer, count(*)
-  from recorded cross join lateral (
-    select '${'webhookDeliveriesReceived' satisfies UsageCounter}' as counter
-    union all select '${'eventsReceived' satisfies UsageCounter}' where recorded.new_event
-  ) counted
+  from recorded cross join lateral json_array_elements_text(
+    case when recorded.new_event then $5::json else $6::json end) as counted(counter)
   group by recorded.account_id, recorded.day, counted.counter
   order by recorded.account_id, recorded.day, counted.counter
   on conflict (account_id, day, counter, shard) do update

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.js';
 import type { RunSummary } from '../domain/run-summary.js';
+import { NEW_EVENT_COUNTERS, RECEIPT_COUNTERS } from '../domain/usage.js';
 import { getRepositoryAndWorkflow, runLockKey } from './accounts.js';
 import type { SqlDialect } from './engine/dialect.js';
 import { createStatementBatch, type StatementBatch } from './engine/statement-batches.js';
@@ -14,7 +15,7 @@ import {
 } from './received-event-on-postgres.js';
 import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
 import type { Store } from './store.js';
-import { countUsage, countUsages } from './usage.js';
+import { countUsages } from './usage.js';
 import { APP_WEBHOOK_ID, recordWebhookDelivery } from './webhook-deliveries.js';
 import { recordWorkflowSeen } from './workflows.js';
 
@@ -85,8 +86,8 @@ type CompletionEvent = Parameters<typeof receiveCompletion>[4];
 /**
  * A completion webhook whose event is routed later (by the router loop: the API role, or a message
  * grace period): `receiveCompletion`, then the workflow's sighting (workflows.ts) and the usage
- * counters, `webhookDeliveriesReceived` for a receipt written and `eventsReceived` for a new event,
- * all committed together before it resolves. On PostgreSQL that is one statement, outside any
+ * counters (domain/usage.ts, `RECEIPT_COUNTERS` and `NEW_EVENT_COUNTERS`), all committed together
+ * before it resolves. On PostgreSQL that is one statement, outside any
  * transaction, shared by the webhooks of one turn of the event loop (received-event-on-postgres.ts,
  * engine/statement-batches.ts); on SQLite one transaction (its group commit shares the COMMIT).
  */
@@ -110,9 +111,8 @@ export async function receiveAndCountCompletion(
       now,
       { row: received.workflow },
     );
-    if (received.eventId === null) await countUsage(trx, accountId, 'webhookDeliveriesReceived', now);
-    else
-      await countUsages(trx, store.dialect, accountId, ['webhookDeliveriesReceived', 'eventsReceived'], now);
+    const counters = received.eventId === null ? RECEIPT_COUNTERS : NEW_EVENT_COUNTERS;
+    await countUsages(trx, store.dialect, accountId, counters, now);
     return received;
   });
 }

@@ -360,14 +360,16 @@ describe('query plans on PostgreSQL', () => {
   });
 
   it('receives and counts a webhook routed later (the API role) with the same lookups, and upserts by key', async () => {
-    const receiveAndCount = () =>
-      receiveAndCountCompletion(
+    const receiveAndCount = () => {
+      const runId = runs++;
+      return receiveAndCountCompletion(
         store,
-        { repositoryId: 10, runId: runs++, runAttempt: 1, summary },
-        { guid: `guid-${runs}`, event: 'workflow_run', hookId: 5 },
+        { repositoryId: 10, runId, runAttempt: 1, summary },
+        { guid: `guid-counted-${runId}`, event: 'workflow_run', hookId: 5 },
         { routeAfter: now, traceParent: null },
         now,
       );
+    };
     for (const generic of [false, true]) {
       const plan = await planOf(receiveAndCount, /insert into usage_daily_shards/, { generic });
       expect(indexLookups(plan), plan).toEqual([
