@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { completedWorkflowRunExample, githubExamples } from '../../test/support/github-examples.js';
+import { runSummary } from '../../test/support/run-summary.js';
 import { buildDispatchBody, DISPATCH_BODY_LIMIT_BYTES } from './client-payload.js';
 import { categorizeFailure } from './error-category.js';
 import { describeInvalidEventType, isValidEventType } from './event-type.js';
@@ -116,20 +117,7 @@ describe('run summaries', () => {
 });
 
 describe('dispatch bodies', () => {
-  const event = {
-    repository: 'acme/api',
-    workflow: 'Deploy',
-    workflowPath: '.github/workflows/deploy.yml',
-    runId: '1',
-    runAttempt: 1,
-    runNumber: 1,
-    conclusion: 'success',
-    headBranch: 'main',
-    headSha: 'a'.repeat(40),
-    actor: 'alice',
-    htmlUrl: 'https://github.com/acme/api/actions/runs/1',
-    completedAt: '2026-11-20T00:00:00Z',
-  };
+  const event = runSummary({ runId: '1', runNumber: 1 });
   const base = {
     eventType: 'deployed',
     correlationId: '1',

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSummary } from '../../test/support/run-summary.js';
 import { openTempStore } from '../../test/support/temp-store.js';
 import { createManualClock } from '../domain/clock.js';
 import { DAY_MS } from '../domain/duration.js';
 import { RETENTION_MS } from '../domain/retention.js';
-import type { RunSummary } from '../domain/run-summary.js';
 import { insertArchive } from '../store/archives.js';
 import { recordAudit } from '../store/audit.js';
 import { finishAttempt, insertDeliveries, newDeliveryRow } from '../store/deliveries/index.js';
@@ -21,20 +21,7 @@ import { createRetentionSweeper } from './retention-sweeper.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
-const summary: RunSummary = {
-  repository: 'acme/api',
-  workflow: 'Deploy',
-  workflowPath: '.github/workflows/deploy.yml',
-  runId: '1',
-  runAttempt: 1,
-  runNumber: 1,
-  conclusion: 'success',
-  headBranch: 'main',
-  headSha: 'a'.repeat(40),
-  actor: 'alice',
-  htmlUrl: 'https://github.com/acme/api/actions/runs/1',
-  completedAt: '2026-01-01T00:00:00Z',
-};
+const summary = runSummary({ runId: '1', runNumber: 1, completedAt: '2026-01-01T00:00:00Z' });
 
 describe('retention sweeper', () => {
   let store: Store;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../domain/run-summary.js';
+import { runSummary } from '../../test/support/run-summary.js';
 import { getAccountByLogin, getRepository, upsertInstalledAccount, upsertRepositories } from './accounts.js';
 import {
   type ClaimOptions,
@@ -47,20 +47,7 @@ export function describeStoreContract(
       await dispose();
     });
 
-    const summary: RunSummary = {
-      repository: 'acme/api',
-      workflow: 'Deploy',
-      workflowPath: '.github/workflows/deploy.yml',
-      runId: '77',
-      runAttempt: 1,
-      runNumber: 3,
-      conclusion: 'success',
-      headBranch: 'main',
-      headSha: 'a'.repeat(40),
-      actor: 'alice',
-      htmlUrl: 'https://github.com/acme/api/actions/runs/77',
-      completedAt: '2026-11-20T00:00:00Z',
-    };
+    const summary = runSummary();
 
     /** Account 1 (installation 11) with its repository 10, `<login>/api`. */
     const installRepository = async (login: string, isPrivate: boolean) => {

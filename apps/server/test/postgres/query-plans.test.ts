@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/domain/run-summary.js';
 import { findDeliveryOfRun } from '../../src/ingest/consumer-run-match.js';
 import { upsertInstalledAccount, upsertRepositories } from '../../src/store/accounts.js';
 import { connectionStats, consumerFailures, failedAttempts } from '../../src/store/connection-stats.js';
@@ -32,6 +31,7 @@ import {
 import { writeRoutedEvent } from '../../src/store/routed-event.js';
 import { readRouting } from '../../src/store/routing-read.js';
 import { openStore, type Store } from '../../src/store/store.js';
+import { runSummary } from '../support/run-summary.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 /**
@@ -313,20 +313,7 @@ describe('query plans on PostgreSQL', () => {
   // their rows a JSON recordset the planner takes for 100 rows, so what matters is that each row
   // is found by its key, never that a table is read whole once.
   const path = '.github/workflows/deploy.yml';
-  const summary: RunSummary = {
-    repository: 'acme/api',
-    workflow: 'Deploy',
-    workflowPath: path,
-    runId: '77',
-    runAttempt: 1,
-    runNumber: 3,
-    conclusion: 'success',
-    headBranch: 'main',
-    headSha: 'a'.repeat(40),
-    actor: 'alice',
-    htmlUrl: 'https://github.com/acme/api/actions/runs/77',
-    completedAt: '2026-11-20T00:00:00Z',
-  };
+  const summary = runSummary({ workflowPath: path });
   let runs = 100;
   /** A completion webhook received as the webhook route receives it, on `on` (default: the store). */
   const receiveOn = (on: Store, guid: string): Promise<ReceivedCompletion> =>

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/domain/run-summary.js';
 import { upsertInstalledAccount, upsertRepositories } from '../../src/store/accounts.js';
 import { receiveAndCountCompletion } from '../../src/store/received-event.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { getUsage } from '../../src/store/usage.js';
+import { runSummary } from '../support/run-summary.js';
 import { createMigratedTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
@@ -18,20 +18,6 @@ let store: Store | undefined;
 const statements: string[] = [];
 
 const DAY = Date.UTC(2026, 10, 20, 12);
-const summary: RunSummary = {
-  repository: 'acme/api',
-  workflow: 'Deploy',
-  workflowPath: '.github/workflows/deploy.yml',
-  runId: '1',
-  runAttempt: 1,
-  runNumber: 3,
-  conclusion: 'success',
-  headBranch: 'main',
-  headSha: 'a'.repeat(40),
-  actor: 'alice',
-  htmlUrl: 'https://github.com/acme/api/actions/runs/1',
-  completedAt: '2026-11-20T00:00:00Z',
-};
 
 beforeEach(async () => {
   database = await createMigratedTestDatabase();
@@ -64,7 +50,7 @@ afterEach(async () => {
 const receive = (s: Store, guid: string, runId: number, workflow = 'Deploy') =>
   receiveAndCountCompletion(
     s,
-    { repositoryId: 10, runId, runAttempt: 1, summary: { ...summary, workflow, runId: String(runId) } },
+    { repositoryId: 10, runId, runAttempt: 1, summary: runSummary({ workflow, runId: String(runId) }) },
     { guid, event: 'workflow_run', hookId: 5 },
     { routeAfter: DAY, traceParent: null },
     DAY,
