@@ -35,6 +35,7 @@ const e2eSuites = [
   'apps/server/test/alerts.test.ts',
   'apps/server/test/backup.test.ts',
   'bench/test/bench.test.ts',
+  'bench/test/compare.test.ts',
   'apps/server/test/cli.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/doctor.test.ts',

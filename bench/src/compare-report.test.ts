@@ -20,6 +20,7 @@ const latency = (p50: number, p99: number, count = 100) => ({
 
 const measured = (overrides: Partial<CompareMeasurements> = {}): CompareMeasurements => ({
   events: 3000,
+  rounds: 1,
   connections: 32,
   bodyBytes: 19_300,
   targets: [

@@ -14,12 +14,22 @@ export interface TargetFigures {
   /** Acknowledged webhooks whose dispatch never arrived (must be 0 for Zekt). */
   lost: number;
   /** Open loop, one point per offered rate: webhook sent → dispatch arrived (the ceiling: answered). */
-  latency: Array<{ offeredRate: number; e2e: LatencySummary; ack: LatencySummary }>;
+  latency: Array<{
+    offeredRate: number;
+    e2e: LatencySummary;
+    ack: LatencySummary;
+    /** Each round's p99 at this rate, in the order measured (absent: one round). */
+    p99Rounds?: number[];
+  }>;
   peakRssBytes: number | null;
+  /** Each round's throughput, in the order measured (absent: one round); the figures above are their median (compare-rounds.ts). */
+  rounds?: Array<{ ackPerSecond: number; deliveredPerSecond: number | null }>;
 }
 
 export interface CompareMeasurements {
   events: number;
+  /** Times each target was measured, in turn with the others; its figures are the median (compare-rounds.ts). */
+  rounds: number;
   connections: number;
   bodyBytes: number;
   targets: TargetFigures[];
@@ -227,7 +237,7 @@ export function formatCompareReport(report: CompareReport): string {
   const ceiling = byKey.get('ceiling');
   const naive = byKey.get('naive');
   const lines = [
-    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; Zekt with pacing off and up to ${report.connections} calls in flight to the consumer's installation, as the naive router; every figure below from this one run`,
+    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; Zekt with pacing off and up to ${report.connections} calls in flight to the consumer's installation, as the naive router; every figure below from this one run${report.rounds > 1 ? `, each target measured ${report.rounds} times in turn with the others: the medians` : ''}`,
     '',
     `${'target'.padEnd(46)} ${'ack/s'.padStart(8)} ${'÷ceiling'.padStart(9)} ${'delivered/s'.padStart(12)} ${'÷naive'.padStart(7)} ${'peak RSS'.padStart(10)}`,
   ];
@@ -235,6 +245,20 @@ export function formatCompareReport(report: CompareReport): string {
     lines.push(
       `${target.name.padEnd(46)} ${String(target.ackPerSecond).padStart(8)} ${String(ratio(target.ackPerSecond, ceiling?.ackPerSecond) ?? '—').padStart(9)} ${String(target.deliveredPerSecond ?? '—').padStart(12)} ${String(ratio(target.deliveredPerSecond, naive?.deliveredPerSecond) ?? '—').padStart(7)} ${mb(target.peakRssBytes).padStart(10)}`,
     );
+  }
+  const judgedRate = COMPARE_TARGETS.e2eP99AtRate.rate;
+  if (report.targets.some((target) => target.rounds)) {
+    lines.push('', `each round, in the order measured: ack/s | delivered/s | e2e p99 ms at ${judgedRate}/s`);
+    for (const target of report.targets.filter((x) => x.rounds)) {
+      const rounds = target.rounds ?? [];
+      const p99s = target.latency.find((p) => p.offeredRate === judgedRate)?.p99Rounds;
+      const cells = [
+        rounds.map((r) => r.ackPerSecond).join(' · '),
+        rounds.map((r) => r.deliveredPerSecond ?? '—').join(' · '),
+        p99s ? p99s.join(' · ') : '—',
+      ];
+      lines.push(`${target.name.padEnd(46)} ${cells.join(' | ')}`);
+    }
   }
   lines.push(
     '',

@@ -14,6 +14,7 @@ import {
   judgeCompare,
   type TargetFigures,
 } from './compare-report.js';
+import { combineRounds } from './compare-rounds.js';
 import {
   type ComparisonTarget,
   type ConsumerSpec,
@@ -148,11 +149,12 @@ async function measureTarget(
   key: string,
   target: ComparisonTarget,
   options: CompareOptions,
-): Promise<TargetFigures> {
+  round: string,
+): Promise<{ figures: TargetFigures; bodyBytes: number }> {
   const { progress } = options;
-  progress(`${target.name}: warming up`);
+  progress(`${target.name}${round}: warming up`);
   await measureLoad(target, { count: 300, rate: 0, connections: options.connections, settleMs: 60_000 });
-  progress(`${target.name}: ${options.events} webhooks, ${options.connections} connections, closed loop`);
+  progress(`  ${options.events} webhooks, ${options.connections} connections, closed loop`);
   const throughput = await measureLoad(target, {
     count: options.events,
     rate: 0,
@@ -174,15 +176,17 @@ async function measureTarget(
     latency.push({ offeredRate: rate, e2e: m.e2e, ack: m.ack });
   }
   return {
-    key,
-    name: target.name,
-    ackPerSecond: throughput.ackPerSecond,
-    deliveredPerSecond: throughput.deliveredPerSecond,
-    lost: target.consumers.length > 0 ? throughput.acknowledged - throughput.delivered : 0,
-    latency,
-    peakRssBytes: target.peakRssBytes(),
+    figures: {
+      key,
+      name: target.name,
+      ackPerSecond: throughput.ackPerSecond,
+      deliveredPerSecond: throughput.deliveredPerSecond,
+      lost: target.consumers.length > 0 ? throughput.acknowledged - throughput.delivered : 0,
+      latency,
+      peakRssBytes: target.peakRssBytes(),
+    },
     bodyBytes: throughput.bodyBytes,
-  } as TargetFigures & { bodyBytes: number };
+  };
 }
 
 async function withTarget<T, X extends ComparisonTarget>(
@@ -197,16 +201,23 @@ async function withTarget<T, X extends ComparisonTarget>(
   }
 }
 
+/** A target of the side-by-side comparison: how to start it, and the rates it is timed at. */
+interface ComparedTarget {
+  key: string;
+  start: () => Promise<ComparisonTarget>;
+  rates: number[];
+}
+
 /**
- * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes its targets name, one after
- * the other under the same load, then the isolation, backlog, scale-out and query scenarios.
+ * `zekt bench --compare`: the ceiling, the naive router and Zekt in the shapes its targets name, in
+ * turn, `rounds` times over (compare-rounds.ts says why), each round in fresh processes; then the
+ * isolation, backlog, scale-out and query scenarios.
  */
 export async function runCompare(options: CompareOptions): Promise<CompareReport> {
   const { progress } = options;
   const rates = options.rates.includes(COMPARE_RATE)
     ? options.rates
     : [...options.rates, COMPARE_RATE].sort((a, b) => a - b);
-  const opts = { ...options, rates };
   const runs = (part: ComparePart) => options.only === undefined || options.only.includes(part);
   const profiled = options.profileDir
     ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', options.profileDir] }
@@ -216,82 +227,62 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   // other, which the isolation scenario measures with the default). Pacing is off for the same
   // reason (allowed for benchmarks).
   const sameConcurrency = { env: { ZEKT_INSTALLATION_CONCURRENCY: String(options.connections) } };
-  const figures: TargetFigures[] = [];
-  if (runs('ceiling')) figures.push(await withTarget(startCeiling, (t) => measureTarget('ceiling', t, opts)));
-  if (runs('naive'))
-    figures.push(
-      await withTarget(
-        () => startNaiveRouter([FAST_CONSUMER]),
-        (t) => measureTarget('naive', t, opts),
-      ),
-    );
-  if (runs('nondurable'))
-    figures.push(
-      await withTarget(
-        () =>
-          startZekt({
-            name: 'Zekt, non-durable (SQLite)',
-            consumers: [FAST_CONSUMER],
-            durable: false,
-            ...sameConcurrency,
-            ...profiled,
-          }),
-        (t) => measureTarget('zekt-nondurable-sqlite', t, opts),
-      ),
-    );
-  if (runs('durable'))
-    figures.push(
-      await withTarget(
-        () =>
-          startZekt({
-            name: 'Zekt, durable (SQLite)',
-            consumers: [FAST_CONSUMER],
-            durable: true,
-            ...sameConcurrency,
-            ...profiled,
-          }),
-        (t) => measureTarget(DURABLE_KEY, t, opts),
-      ),
-    );
+  const compared: ComparedTarget[] = [];
+  if (runs('ceiling')) compared.push({ key: 'ceiling', start: startCeiling, rates });
+  if (runs('naive')) compared.push({ key: 'naive', start: () => startNaiveRouter([FAST_CONSUMER]), rates });
+  const zekt = (key: string, name: string, durable: boolean, databaseUrl?: string): ComparedTarget => ({
+    key,
+    start: () =>
+      startZekt({
+        name,
+        consumers: [FAST_CONSUMER],
+        durable,
+        ...(databaseUrl ? { databaseUrl } : {}),
+        ...sameConcurrency,
+        ...profiled,
+      }),
+    rates,
+  });
+  if (runs('nondurable')) compared.push(zekt('zekt-nondurable-sqlite', 'Zekt, non-durable (SQLite)', false));
+  if (runs('durable')) compared.push(zekt(DURABLE_KEY, 'Zekt, durable (SQLite)', true));
   // The API process of a split deployment (`--role api`): it verifies each webhook and stores its
   // event durably, and leaves routing and dispatch to workers, of which there are none here: what
   // the durable acknowledgement costs without the router and the dispatcher on the same CPU.
-  const ingestion = (name: string, key: string, databaseUrl?: string) =>
-    withTarget(
-      async () => {
-        const zekt = await startZekt({
-          name,
-          consumers: [FAST_CONSUMER],
-          durable: true,
-          role: 'api',
-          ...(databaseUrl ? { databaseUrl } : {}),
-          ...profiled,
-        });
-        return { ...zekt, consumers: [] };
-      },
-      (t) => measureTarget(key, t, { ...opts, rates: [] }),
-    );
+  const ingestion = (key: string, name: string, databaseUrl?: string): ComparedTarget => ({
+    key,
+    start: async () => {
+      const started = await startZekt({
+        name,
+        consumers: [FAST_CONSUMER],
+        durable: true,
+        role: 'api',
+        ...(databaseUrl ? { databaseUrl } : {}),
+        ...profiled,
+      });
+      return { ...started, consumers: [] };
+    },
+    rates: [],
+  });
   if (runs('ingestion')) {
-    figures.push(await ingestion(INGESTION_NAME, INGESTION_KEY));
+    compared.push(ingestion(INGESTION_KEY, INGESTION_NAME));
     if (options.databaseUrl)
-      figures.push(await ingestion(INGESTION_POSTGRES_NAME, INGESTION_POSTGRES_KEY, options.databaseUrl));
+      compared.push(ingestion(INGESTION_POSTGRES_KEY, INGESTION_POSTGRES_NAME, options.databaseUrl));
   }
-  if (options.databaseUrl && runs('postgres')) {
-    figures.push(
-      await withTarget(
-        () =>
-          startZekt({
-            name: 'Zekt, durable (PostgreSQL)',
-            consumers: [FAST_CONSUMER],
-            durable: true,
-            databaseUrl: options.databaseUrl,
-            ...sameConcurrency,
-            ...profiled,
-          }),
-        (t) => measureTarget(DURABLE_POSTGRES_KEY, t, opts),
-      ),
-    );
+  if (options.databaseUrl && runs('postgres'))
+    compared.push(zekt(DURABLE_POSTGRES_KEY, 'Zekt, durable (PostgreSQL)', true, options.databaseUrl));
+  const rounds: TargetFigures[][] = compared.map(() => []);
+  let bodyBytes = 0;
+  for (let round = 1; round <= options.rounds; round++) {
+    const label = options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : '';
+    for (const [i, target] of compared.entries()) {
+      const measured = await withTarget(target.start, (t) =>
+        measureTarget(target.key, t, { ...options, rates: target.rates }, label),
+      );
+      rounds[i]?.push(measured.figures);
+      bodyBytes ||= measured.bodyBytes;
+    }
   }
+  const figures = rounds.map(combineRounds);
   const isolation = runs('isolation') ? await measureIsolation(options) : null;
   let backlog: CompareMeasurements['backlog'] = null;
   if (runs('backlog')) {
@@ -317,9 +308,10 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   }
   const report = judgeCompare({
     events: options.events,
+    rounds: options.rounds,
     connections: options.connections,
-    bodyBytes: (figures[0] as (TargetFigures & { bodyBytes?: number }) | undefined)?.bodyBytes ?? 0,
-    targets: figures.map(({ bodyBytes: _b, ...rest }: TargetFigures & { bodyBytes?: number }) => rest),
+    bodyBytes,
+    targets: figures,
     isolation,
     backlog,
     scaling,

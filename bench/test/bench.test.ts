@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_STORE } from '../../apps/server/test/support/test-database.js';
 import type { BenchReport } from '../src/bench-report.js';
+import { runBench } from './run-bench-cli.js';
 
 /**
  * `zekt bench` as an operator runs it, on the test's store. What is checked is that the bench
@@ -11,7 +9,6 @@ import type { BenchReport } from '../src/bench-report.js';
  * service's own memory read — never how fast this shared machine happened to be: the targets are
  * the bench's verdict, not the test's (`--report-only`).
  */
-const cli = resolve(import.meta.dirname, '../../apps/server/dist/cli/main.js');
 let database: Awaited<ReturnType<typeof createTestDatabase>> | null = null;
 
 beforeAll(async () => {
@@ -21,27 +18,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function bench(args: string[]) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(GITHUB_|ZEKT_|DATABASE_URL|PORT|NODE_ENV)/.test(name)),
-  );
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, 'bench', ...args], {
-      env: clean,
-      timeout: 120_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
 describe('zekt bench', () => {
   it('drives provider runs through the whole path and reports every measurement', {
     timeout: 120_000,
   }, async () => {
-    const result = await bench([
+    const result = await runBench([
       '--events',
       '24',
       '--rate',
@@ -83,7 +64,7 @@ describe('zekt bench', () => {
   });
 
   it('refuses a bad option with a clear message', async () => {
-    const result = await bench(['--events', '0']);
+    const result = await runBench(['--events', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--events must be a whole number from 1 to 1000000 (got 0)');
   });

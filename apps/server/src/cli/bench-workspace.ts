@@ -37,8 +37,10 @@ export interface BenchOptions {
 
 /** What `zekt bench --compare` asks of a comparison; the workspace's runCompare takes these. */
 export interface CompareOptions {
-  /** Webhooks of the closed-loop run of each target. */
+  /** Webhooks of the closed-loop run of each target, in each round. */
   events: number;
+  /** Times each target is measured, in turn with the others; the report gives the median. */
+  rounds: number;
   connections: number;
   /** Offered rates of the open-loop runs (the latency chart). */
   rates: number[];

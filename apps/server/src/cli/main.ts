@@ -95,6 +95,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
     );
   const report = await runCompare({
     events: positiveInteger('--events', values.string('events'), 1_000_000),
+    rounds: positiveInteger('--rounds', values.string('rounds'), 20),
     connections: positiveInteger('--connections', values.string('connections'), 1_000),
     rates,
     records: records === '0' ? 0 : positiveInteger('--records', records, 100_000_000),

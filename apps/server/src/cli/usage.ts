@@ -317,7 +317,14 @@ export const COMMANDS: readonly CommandUsage[] = [
         type: 'string',
         value: 'n',
         default: '3000',
-        description: 'webhooks per offered rate',
+        description: "webhooks of each target's closed-loop run, per round",
+      },
+      {
+        name: 'rounds',
+        type: 'string',
+        value: 'n',
+        default: '3',
+        description: 'measure the targets in turn this many times over and report the medians',
       },
       { name: 'connections', type: 'string', value: 'n', default: '32', description: 'client connections' },
       {

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { CompareReport } from '../src/compare-report.js';
+import { runBench } from './run-bench-cli.js';
+
+/**
+ * `zekt bench --compare` as an operator runs it, on two of its targets: what is checked is how it
+ * measures (in rounds, in turn, the medians judged), never how fast this shared machine was.
+ */
+describe('zekt bench --compare', () => {
+  it('compares targets in rounds, in turn, and reports each round with the medians it judges', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await runBench([
+      '--compare',
+      '--only',
+      'ceiling,naive',
+      '--rounds',
+      '2',
+      '--events',
+      '100',
+      '--rates',
+      '500',
+      '--records',
+      '0',
+      '--json',
+    ]);
+    expect(result.stderr).not.toContain('    at ');
+    // Zekt's targets were not run: their verdicts are "not measured", so missed.
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as CompareReport;
+    expect(report.rounds).toBe(2);
+    expect(report.targets.map((t) => t.key)).toEqual(['ceiling', 'naive']);
+    for (const target of report.targets) {
+      expect(target.rounds).toHaveLength(2);
+      const acks = (target.rounds ?? []).map((r) => r.ackPerSecond);
+      expect(target.ackPerSecond).toBe(Math.round(((acks[0] ?? 0) + (acks[1] ?? 0)) * 5) / 10);
+      expect(target.latency.map((p) => p.offeredRate)).toEqual([500]);
+      expect(target.latency[0]?.p99Rounds).toHaveLength(2);
+      expect(target.latency[0]?.e2e.count).toBe(2000);
+    }
+    expect(report.targets[1]?.lost).toBe(0);
+    expect(report.targets[1]?.deliveredPerSecond).toBeGreaterThan(0);
+    // In turn: each round measured both targets before the next began.
+    const order = [...result.stderr.matchAll(/^(.+) \(round (\d) of 2\): warming up$/gm)].map(
+      (m) => `${m[2]} ${m[1]}`,
+    );
+    expect(order).toEqual([
+      '1 ceiling: node:http, HMAC + 202',
+      '1 naive Octokit router (no persistence)',
+      '2 ceiling: node:http, HMAC + 202',
+      '2 naive Octokit router (no persistence)',
+    ]);
+  });
+});
