@@ -46,6 +46,17 @@ export function preciseNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
+/**
+ * Where an open-loop webhook's latency starts: when it was due, so that a sender that fell behind
+ * (its thread waiting for a core the target holds) counts against the target, as wrk2 counts it;
+ * or when it left, if the timer let it go a little early. The earlier of the two. Until 29 November
+ * it was the later, which did the opposite on both counts: the lag was not counted, and a webhook
+ * answered before it was due had a negative latency.
+ */
+export function timedFrom(due: number, leftAt: number): number {
+  return Math.min(due, leftAt);
+}
+
 /** Runs the load in a worker thread; resolves when every webhook was answered (or failed). */
 export function runWebhookLoad(options: WebhookLoadOptions): Promise<WebhookLoadResult> {
   return new Promise((resolve, reject) => {
@@ -123,9 +134,7 @@ async function generate(options: WebhookLoadOptions): Promise<WebhookLoadResult>
       const due = started + (i * 1000) / options.rate;
       const wait = due - preciseNow();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      // Timed from when it was due (a sender that fell behind counts against the target), or from
-      // when it left if the timer let it go a little early.
-      const sentAt = Math.max(due, preciseNow());
+      const sentAt = timedFrom(due, preciseNow());
       pending.push(send(requests[i] as (typeof requests)[number], sentAt).then((t) => void timings.push(t)));
     }
     await Promise.all(pending);

@@ -3,6 +3,8 @@ import { type CompletedRun, parseWorkflowRun } from '../domain/run-summary.js';
 import { NEW_EVENT_COUNTERS, RECEIPT_COUNTERS } from '../domain/usage.js';
 import { logRouted, type RouteResult, routeEvent } from '../routing/event-router.js';
 import {
+  type CompletionDelivery,
+  type CompletionEvent,
   type ReceivedCompletion,
   receiveAndCountCompletion,
   receiveCompletion,
@@ -11,7 +13,7 @@ import type { RepositoryHookRow } from '../store/schema.js';
 import { countUsages } from '../store/usage.js';
 import { recordWorkflowSeen } from '../store/workflows.js';
 import { recordRunSpan, startWebhookSpan } from '../tracing/spans.js';
-import { noTracer } from '../tracing/tracer.js';
+import { noTracer, type Tracer } from '../tracing/tracer.js';
 import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
 
 /**
@@ -21,7 +23,7 @@ import type { WebhookIngestOptions, WebhookOutcome } from './webhook-types.js';
  */
 export async function storeCompletionEvent(
   options: WebhookIngestOptions,
-  delivery: { guid: string; event: string; hookId: number | null },
+  delivery: CompletionDelivery,
   hook: RepositoryHookRow,
   payload: Record<string, unknown>,
 ): Promise<WebhookOutcome> {
@@ -46,7 +48,7 @@ export async function storeCompletionEvent(
   const stored = { routeAfter: now + options.messageGraceMs, traceParent: span.traceparent };
   const outcome =
     options.routeInline && options.messageGraceMs === 0
-      ? await storeAndRoute(options, run, delivery, stored, now)
+      ? await storeAndRoute(options, tracer, run, delivery, stored, now)
       : // Routed later, by the router loop: received and counted in one statement on PostgreSQL.
         answerTo(await receiveAndCountCompletion(options.store, run, delivery, stored, now), run, delivery);
   const eventId = 'eventId' in outcome ? outcome.eventId : undefined;
@@ -72,12 +74,12 @@ export async function storeCompletionEvent(
  */
 async function storeAndRoute(
   options: WebhookIngestOptions,
+  tracer: Tracer,
   run: CompletedRun,
-  delivery: { guid: string; event: string; hookId: number | null },
-  stored: { routeAfter: number; traceParent: string | null },
+  delivery: CompletionDelivery,
+  stored: CompletionEvent,
   now: number,
 ): Promise<WebhookOutcome | (WebhookOutcome & { routed: RouteResult })> {
-  const tracer = options.tracer ?? noTracer;
   // Shared: concurrent webhooks share one transaction and its statements on PostgreSQL. Every row
   // two of them may both write goes through a shared statement (the GUID, the run's event, the
   // usage counters) or is one they may both write in any order (the workflow's sighting).

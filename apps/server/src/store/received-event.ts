@@ -33,6 +33,27 @@ export type ReceivedCompletion =
       eventId: string | null;
     };
 
+/** The workflow run a completion webhook reports. */
+export interface CompletionRun {
+  repositoryId: number;
+  runId: number;
+  runAttempt: number;
+  summary: RunSummary;
+}
+
+/** The webhook itself: its GUID, through which hook (null: the App's own). */
+export interface CompletionDelivery {
+  guid: string;
+  event: string;
+  hookId: number | null;
+}
+
+/** The event to store: when the router may take it up, and the trace it continues. */
+export interface CompletionEvent {
+  routeAfter: number;
+  traceParent: string | null;
+}
+
 /**
  * A completion webhook's first step, in the caller's transaction: on PostgreSQL the run's lock
  * first (a message of this run being stored right now commits before routing reads the run's
@@ -46,9 +67,9 @@ export type ReceivedCompletion =
 export async function receiveCompletion(
   db: Kysely<Database>,
   dialect: SqlDialect,
-  run: { repositoryId: number; runId: number; runAttempt: number; summary: RunSummary },
-  delivery: { guid: string; event: string; hookId: number | null },
-  event: { routeAfter: number; traceParent: string | null },
+  run: CompletionRun,
+  delivery: CompletionDelivery,
+  event: CompletionEvent,
   now: number,
 ): Promise<ReceivedCompletion> {
   if (dialect === 'postgres') {
@@ -78,10 +99,6 @@ export async function receiveCompletion(
 function isProvider(repository: RepositoryRow | undefined): repository is RepositoryRow {
   return Boolean(repository?.provider_enabled) && repository?.removed_at === null;
 }
-
-type CompletionRun = Parameters<typeof receiveCompletion>[2];
-type CompletionDelivery = Parameters<typeof receiveCompletion>[3];
-type CompletionEvent = Parameters<typeof receiveCompletion>[4];
 
 /**
  * A completion webhook whose event is routed later (by the router loop: the API role, or a message

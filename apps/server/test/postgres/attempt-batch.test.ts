@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_ATTEMPT_BATCH } from '../../src/store/deliveries/finish-attempt.js';
 import {
   type AttemptRecord,
@@ -11,7 +11,7 @@ import {
 } from '../../src/store/deliveries/index.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { getUsage } from '../../src/store/usage.js';
-import { createMigratedTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { recordingPostgresStore } from '../support/recording-postgres-store.js';
 
 /**
  * On PostgreSQL the attempts finished in one turn of the event loop are recorded by one statement
@@ -19,24 +19,8 @@ import { createMigratedTestDatabase, type TestDatabase } from '../support/test-d
  * store contract checks what they write; this checks how many statements they cost, that a failed
  * batch falls back to one statement per attempt, and that closing the store sends a pending batch.
  */
-let database: TestDatabase;
-let store: Store | undefined;
-const statements: string[] = [];
-
-beforeEach(async () => {
-  database = await createMigratedTestDatabase();
-  store = await openStore({
-    kind: 'postgres',
-    url: database.url,
-    poolSize: 4,
-    onQuery: (sql) => statements.push(sql),
-  });
-});
-
-afterEach(async () => {
-  await store?.close();
-  await database.drop();
-});
+const pg = recordingPostgresStore();
+const statements = pg.statements;
 
 const DAY = Date.UTC(2026, 10, 20, 12);
 
@@ -100,7 +84,7 @@ const dispatchCalls = async (s: Store) => (await getUsage(s.db, 2, '2026-11', DA
 
 describe('attempts finished together on PostgreSQL', () => {
   it('records the attempts of one turn in one statement, each with its own answer', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const [a, b, c, d] = await claimed(s, 4);
     statements.length = 0;
     const results = await Promise.all([
@@ -122,7 +106,7 @@ describe('attempts finished together on PostgreSQL', () => {
   });
 
   it('sends the same statement text for a batch of one (no load) as for a batch of several', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const ids = await claimed(s, 7);
     statements.length = 0;
     expect(await finishAccepted(s, ids[0] as string)).toBe(true);
@@ -135,7 +119,7 @@ describe('attempts finished together on PostgreSQL', () => {
   });
 
   it(`sends at most ${MAX_ATTEMPT_BATCH} attempts per statement`, async () => {
-    const s = store as Store;
+    const s = pg.store;
     const ids = await claimed(s, MAX_ATTEMPT_BATCH + 4);
     statements.length = 0;
     const results = await Promise.all(ids.map((id) => finishAccepted(s, id)));
@@ -145,7 +129,7 @@ describe('attempts finished together on PostgreSQL', () => {
   });
 
   it('runs each attempt alone when the batch fails: one bad row fails no other', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const [a, b, c] = await claimed(s, 3);
     // b's attempt 1 is recorded already: its second attempt 1 breaks the attempts' unique key.
     await s.db
@@ -182,7 +166,7 @@ describe('attempts finished together on PostgreSQL', () => {
   });
 
   it('records an update the batch does not write in a statement of its own', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const [a, b] = await claimed(s, 2);
     statements.length = 0;
     const results = await Promise.all([
@@ -202,13 +186,12 @@ describe('attempts finished together on PostgreSQL', () => {
   });
 
   it('sends a pending batch before the store closes', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const ids = await claimed(s, 3);
     const finishing = Promise.all(ids.map((id) => finishAccepted(s, id)));
-    await s.close();
-    store = undefined;
+    await pg.closeNow();
     expect(await finishing).toEqual([true, true, true]);
-    const reopened = await openStore({ kind: 'postgres', url: database.url, poolSize: 1 });
+    const reopened = await openStore({ kind: 'postgres', url: pg.url, poolSize: 1 });
     try {
       for (const id of ids) expect((await getDelivery(reopened.db, id))?.dispatch_state).toBe('accepted');
       expect(await dispatchCalls(reopened)).toBe(3);

@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { upsertInstalledAccount, upsertRepositories } from '../../src/store/accounts.js';
 import { receiveAndCountCompletion } from '../../src/store/received-event.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { getUsage } from '../../src/store/usage.js';
+import { recordingPostgresStore } from '../support/recording-postgres-store.js';
 import { runSummary } from '../support/run-summary.js';
-import { createMigratedTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
  * On PostgreSQL the completion webhooks routed later (the API role) are received and counted by one
@@ -13,38 +13,25 @@ import { createMigratedTestDatabase, type TestDatabase } from '../support/test-d
  * statements they cost, that webhooks of one GUID go one after the other, that a failed statement
  * falls back to one per webhook, and that closing the store sends a pending one.
  */
-let database: TestDatabase;
-let store: Store | undefined;
-const statements: string[] = [];
+const pg = recordingPostgresStore();
+const statements = pg.statements;
 
 const DAY = Date.UTC(2026, 10, 20, 12);
 
 beforeEach(async () => {
-  database = await createMigratedTestDatabase();
-  store = await openStore({
-    kind: 'postgres',
-    url: database.url,
-    poolSize: 4,
-    onQuery: (sql) => statements.push(sql),
-  });
   await upsertInstalledAccount(
-    store.db,
+    pg.store.db,
     { accountId: 1, login: 'acme', type: 'Organization', installationId: 11 },
     1,
   );
   await upsertRepositories(
-    store.db,
+    pg.store.db,
     1,
     [{ repositoryId: 10, fullName: 'acme/api', name: 'api', private: false }],
     1,
   );
-  await store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
+  await pg.store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
   statements.length = 0;
-});
-
-afterEach(async () => {
-  await store?.close();
-  await database.drop();
 });
 
 const receive = (s: Store, guid: string, runId: number, workflow = 'Deploy') =>
@@ -63,7 +50,7 @@ const eventRuns = async (s: Store) =>
 
 describe('completion webhooks received together on PostgreSQL', () => {
   it('receives the webhooks of one turn in one statement, with no transaction around it', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const outcomes = await Promise.all([1, 2, 3, 4].map((run) => receive(s, `guid-${run}`, run)));
     expect(outcomes.map((o) => o.outcome)).toEqual(['received', 'received', 'received', 'received']);
     expect(statements).toHaveLength(1);
@@ -74,7 +61,7 @@ describe('completion webhooks received together on PostgreSQL', () => {
   });
 
   it('sends a GUID asked for twice in one turn in a second statement, after the first', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const outcomes = await Promise.all([
       receive(s, 'guid-a', 1),
       receive(s, 'guid-b', 2),
@@ -87,7 +74,7 @@ describe('completion webhooks received together on PostgreSQL', () => {
   });
 
   it('receives each webhook alone when the statement fails: one bad row fails no other', async () => {
-    const s = store as Store;
+    const s = pg.store;
     // A workflow without a name breaks the workflows table's not-null name.
     const results = await Promise.allSettled([
       receive(s, 'guid-1', 1),
@@ -108,12 +95,11 @@ describe('completion webhooks received together on PostgreSQL', () => {
   });
 
   it('sends a pending statement before the store closes', async () => {
-    const s = store as Store;
+    const s = pg.store;
     const receiving = Promise.all([1, 2, 3].map((run) => receive(s, `guid-${run}`, run)));
-    await s.close();
-    store = undefined;
+    await pg.closeNow();
     expect((await receiving).map((o) => o.outcome)).toEqual(['received', 'received', 'received']);
-    const reopened = await openStore({ kind: 'postgres', url: database.url, poolSize: 1 });
+    const reopened = await openStore({ kind: 'postgres', url: pg.url, poolSize: 1 });
     try {
       expect(await eventRuns(reopened)).toEqual([1, 2, 3]);
       expect(await received(reopened)).toBe(3);
