@@ -16,6 +16,8 @@ describe('zekt bench --compare', () => {
       'ceiling,naive',
       '--rounds',
       '2',
+      '--warm-up',
+      '50',
       '--events',
       '100',
       '--rates',
@@ -41,7 +43,7 @@ describe('zekt bench --compare', () => {
     expect(report.targets[1]?.lost).toBe(0);
     expect(report.targets[1]?.deliveredPerSecond).toBeGreaterThan(0);
     // In turn: each round measured both targets before the next began.
-    const order = [...result.stderr.matchAll(/^(.+) \(round (\d) of 2\): warming up$/gm)].map(
+    const order = [...result.stderr.matchAll(/^(.+) \(round (\d) of 2\): warming up \(50 webhooks\)$/gm)].map(
       (m) => `${m[2]} ${m[1]}`,
     );
     expect(order).toEqual([

@@ -41,6 +41,8 @@ export interface CompareOptions {
   events: number;
   /** Times each target is measured, in turn with the others; the report gives the median. */
   rounds: number;
+  /** Webhooks sent to a target before each round measures it (0: none). */
+  warmUp: number;
   connections: number;
   /** Offered rates of the open-loop runs (the latency chart). */
   rates: number[];

@@ -84,6 +84,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
     .split(',')
     .map((rate) => positiveInteger('--rates', rate.trim(), 100_000));
   const records = values.string('records');
+  const warmUp = values.string('warm-up');
   const { runCompare, COMPARE_PARTS, formatCompareReport } = await benchWorkspace();
   const onlyValue = values.string('only');
   const only = onlyValue?.split(',').map((part) => part.trim());
@@ -96,6 +97,7 @@ async function runCompareCommand(args: string[]): Promise<number> {
   const report = await runCompare({
     events: positiveInteger('--events', values.string('events'), 1_000_000),
     rounds: positiveInteger('--rounds', values.string('rounds'), 20),
+    warmUp: warmUp === '0' ? 0 : positiveInteger('--warm-up', warmUp, 1_000_000),
     connections: positiveInteger('--connections', values.string('connections'), 1_000),
     rates,
     records: records === '0' ? 0 : positiveInteger('--records', records, 100_000_000),

@@ -326,6 +326,13 @@ export const COMMANDS: readonly CommandUsage[] = [
         default: '3',
         description: 'measure the targets in turn this many times over and report the medians',
       },
+      {
+        name: 'warm-up',
+        type: 'string',
+        value: 'n',
+        default: '3000',
+        description: 'webhooks sent to a target before each round measures it (0: none)',
+      },
       { name: 'connections', type: 'string', value: 'n', default: '32', description: 'client connections' },
       {
         name: 'rates',
