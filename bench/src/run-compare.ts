@@ -146,7 +146,7 @@ export type ComparePart = (typeof COMPARE_PARTS)[number];
 
 /**
  * Warms a target up (JIT, connections, installation tokens, the store's pages), then measures it.
- * Every target's first 3,000 webhooks after 300 were a third slower than the next 3,000 (the
+ * Every target's first 3,000 webhooks after 300 were a quarter to a third slower than the next (the
  * ceiling's and the naive router's too): the warm-up is what makes the figures its steady state.
  */
 async function measureTarget(
