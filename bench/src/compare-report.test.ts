@@ -21,6 +21,7 @@ const latency = (p50: number, p99: number, count = 100) => ({
 const measured = (overrides: Partial<CompareMeasurements> = {}): CompareMeasurements => ({
   events: 3000,
   rounds: 1,
+  warmUp: 3000,
   connections: 32,
   bodyBytes: 19_300,
   targets: [
@@ -165,6 +166,31 @@ describe('zekt bench --compare verdicts', () => {
     ]);
     expect(formatCompareReport(report)).toMatch(
       /Zekt, ingestion alone \(PostgreSQL, --role api\) +999 +0\.5 +— +—/,
+    );
+  });
+
+  it('judges scale-out on the medians of its rounds, and prints each round', () => {
+    const report = judgeCompare(
+      measured({
+        scaling: {
+          deliveries: 3200,
+          githubLatencyMs: 250,
+          oneWorkerPerSecond: 245.4,
+          twoWorkersPerSecond: 478.3,
+          rounds: [
+            { oneWorkerPerSecond: 239.4, twoWorkersPerSecond: 459 },
+            { oneWorkerPerSecond: 247.5, twoWorkersPerSecond: 478.3 },
+            { oneWorkerPerSecond: 245.4, twoWorkersPerSecond: 420.3 },
+          ],
+        },
+      }),
+    );
+    expect(report.verdicts.find((v) => v.name === '2 workers / 1 worker on PostgreSQL')).toMatchObject({
+      actual: '1.95 (478.3/s vs 245.4/s)',
+      met: true,
+    });
+    expect(formatCompareReport(report)).toContain(
+      '1 worker 245.4/s, 2 workers 478.3/s (medians of 239.4 → 459, 247.5 → 478.3, 245.4 → 420.3)',
     );
   });
 

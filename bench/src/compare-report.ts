@@ -30,6 +30,8 @@ export interface CompareMeasurements {
   events: number;
   /** Times each target was measured, in turn with the others; its figures are the median (compare-rounds.ts). */
   rounds: number;
+  /** Webhooks each target took before each round measured it. */
+  warmUp: number;
   connections: number;
   bodyBytes: number;
   targets: TargetFigures[];
@@ -56,8 +58,11 @@ export interface CompareMeasurements {
   scaling: {
     deliveries: number;
     githubLatencyMs: number;
+    /** Medians of the rounds. */
     oneWorkerPerSecond: number;
     twoWorkersPerSecond: number;
+    /** Each round's drains, 1 worker then 2, in the order measured (absent: one round). */
+    rounds?: Array<{ oneWorkerPerSecond: number; twoWorkersPerSecond: number }>;
   } | null;
   /** Management queries over a store holding `records` delivery records. */
   queries: { records: number; results: Array<{ name: string; latency: LatencySummary }> } | null;
@@ -237,7 +242,7 @@ export function formatCompareReport(report: CompareReport): string {
   const ceiling = byKey.get('ceiling');
   const naive = byKey.get('naive');
   const lines = [
-    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; Zekt with pacing off and up to ${report.connections} calls in flight to the consumer's installation, as the naive router; every figure below from this one run${report.rounds > 1 ? `, each target measured ${report.rounds} times in turn with the others: the medians` : ''}`,
+    `zekt bench --compare: ${report.events} signed workflow_run.completed webhooks of ${(report.bodyBytes / 1024).toFixed(1)} KB, ${report.connections} keep-alive connections, one subscription; Zekt with pacing off and up to ${report.connections} calls in flight to the consumer's installation, as the naive router; each target warmed up with ${report.warmUp} first; every figure below from this one run${report.rounds > 1 ? `, each target measured ${report.rounds} times in turn with the others: the medians` : ''}`,
     '',
     `${'target'.padEnd(46)} ${'ack/s'.padStart(8)} ${'÷ceiling'.padStart(9)} ${'delivered/s'.padStart(12)} ${'÷naive'.padStart(7)} ${'peak RSS'.padStart(10)}`,
   ];
@@ -290,7 +295,7 @@ export function formatCompareReport(report: CompareReport): string {
     const s = report.scaling;
     lines.push(
       '',
-      `scale-out on PostgreSQL: a backlog of ${s.deliveries} deliveries, GitHub answering in ${s.githubLatencyMs} ms, first to last dispatch: 1 worker ${s.oneWorkerPerSecond}/s, 2 workers ${s.twoWorkersPerSecond}/s`,
+      `scale-out on PostgreSQL: a backlog of ${s.deliveries} deliveries, GitHub answering in ${s.githubLatencyMs} ms, first to last dispatch: 1 worker ${s.oneWorkerPerSecond}/s, 2 workers ${s.twoWorkersPerSecond}/s${s.rounds ? ` (medians of ${s.rounds.map((r) => `${r.oneWorkerPerSecond} → ${r.twoWorkersPerSecond}`).join(', ')})` : ''}`,
     );
   }
   if (report.queries) {

@@ -45,8 +45,8 @@ export function combineRounds(rounds: readonly TargetFigures[]): TargetFigures {
   };
 }
 
-/** Rounded to one decimal, as the bench's rates are. */
-function median(values: readonly number[]): number {
+/** The median, rounded to one decimal as the bench's rates are. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const value =

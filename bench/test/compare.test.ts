@@ -31,6 +31,7 @@ describe('zekt bench --compare', () => {
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as CompareReport;
     expect(report.rounds).toBe(2);
+    expect(report.warmUp).toBe(50);
     expect(report.targets.map((t) => t.key)).toEqual(['ceiling', 'naive']);
     for (const target of report.targets) {
       expect(target.rounds).toHaveLength(2);
