@@ -121,7 +121,7 @@ async function storeAndRoute(
           trace_parent: stored.traceParent,
         },
         now,
-        { workflowRead: workflow, handoff, tracer, usage: NEW_EVENT_COUNTERS },
+        { workflowRead: workflow, routingRead: received.routing, handoff, tracer, usage: NEW_EVENT_COUNTERS },
       );
       return { outcome: 'accepted', eventId, routed };
     },

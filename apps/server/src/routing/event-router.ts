@@ -17,7 +17,7 @@ import type { SqlDialect } from '../store/engine/dialect.js';
 import { finishRouting, takeDueEvent } from '../store/events.js';
 import { markMessageRouted } from '../store/messages.js';
 import { writeRoutedEvent } from '../store/routed-event.js';
-import { readRouting } from '../store/routing-read.js';
+import { type RoutingRead, readRouting } from '../store/routing-read.js';
 import type { Database, EventRow, NewDelivery, WorkflowRow } from '../store/schema.js';
 import { recordMissingMessage } from '../store/schema-violations.js';
 import type { Store } from '../store/store.js';
@@ -77,6 +77,11 @@ export interface RouteOptions {
   archiveRetentionMs?: number;
   /** The event's workflow row, when the caller read it in this transaction (one read less). */
   workflowRead?: WorkflowRow | undefined;
+  /**
+   * The run's message and the workflow's routable subscriptions, when the caller read them in this
+   * transaction after the run's lock (store/received-event-on-postgres.ts): one statement less.
+   */
+  routingRead?: RoutingRead | undefined;
   /** Leases the deliveries the dispatcher has room for to it (delivery/handoff.ts). */
   handoff?: HandoffInTransaction | undefined;
   /** Spans of the run's trace (default: none). */
@@ -104,6 +109,7 @@ export async function routeEvent(
   const {
     archiveRetentionMs = RETENTION_MS.archives,
     workflowRead,
+    routingRead,
     handoff,
     tracer = noTracer,
     usage,
@@ -116,12 +122,14 @@ export async function routeEvent(
   };
   const accountId = event.account_id;
   const workflow = workflowRead ?? (await getWorkflow(trx, runKey.repositoryId, event.workflow_path));
-  const { message, subscriptions } = await readRouting(
-    trx,
-    dialect,
-    { ...runKey, workflowPath: event.workflow_path },
-    Boolean(workflow?.whitelisted),
-  );
+  const { message, subscriptions } =
+    routingRead ??
+    (await readRouting(
+      trx,
+      dialect,
+      { ...runKey, workflowPath: event.workflow_path },
+      Boolean(workflow?.whitelisted),
+    ));
   const pendingMessage = message && message.status === 'pending' ? message : undefined;
   const decision = decideRouting({
     whitelisted: Boolean(workflow?.whitelisted),

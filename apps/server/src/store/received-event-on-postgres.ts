@@ -1,7 +1,8 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { NEW_EVENT_COUNTERS, RECEIPT_COUNTERS, usageDay } from '../domain/usage.js';
 import { sharedStatement } from './engine/shared-statements.js';
-import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
+import type { Database, MessageRow, RepositoryRow, WorkflowRow } from './schema.js';
+import { buildRoutableSubscriptions, type RoutableSubscriptionRow } from './subscriptions.js';
 import { usageShard } from './usage.js';
 import { APP_WEBHOOK_ID } from './webhook-deliveries.js';
 import { WORKFLOW_SEEN_PRECISION_MS } from './workflows.js';
@@ -34,9 +35,16 @@ export interface Received {
   eventId: string | null;
 }
 
+/** What routing reads of a new event, read by the statement that stored it. */
+export interface RoutingRow {
+  message: MessageRow | undefined;
+  /** The workflow's routable subscriptions; none when it is not whitelisted. */
+  subscriptions: RoutableSubscriptionRow[];
+}
+
 /**
- * Completion webhooks on PostgreSQL, up to their event, in one statement for any number of them (a
- * shared statement: engine/shared-statements.ts):
+ * Completion webhooks on PostgreSQL, up to what routing reads of their events, in one statement for
+ * any number of them (a shared statement: engine/shared-statements.ts):
  *
  * 1. each run's advisory lock, in the order of the runs' keys whatever the order of the webhooks,
  *    so two groups holding some of the same runs cannot deadlock (a run twice in one group is
@@ -48,17 +56,27 @@ export interface Received {
  *    webhook-deliveries.ts: a GUID already processed through the same hook, an unknown one, or any
  *    hook for the App's webhook, stores nothing) and, when the receipt is new, the run's event,
  *    under the account the repository belongs to; the run key's unique constraint decides whether
- *    the event is new.
+ *    the event is new;
+ * 4. for each new event, what routing reads (routing-read.ts): the run's message, and the
+ *    workflow's routable subscriptions when it is whitelisted.
  *
  * The locks are taken before any row is written (`found` is materialized: scanning it takes them
- * all). Only rows the run's lock does not guard are read here: the statement's snapshot predates
- * the locks' waits (accounts.ts, `getRepositoryLockingRun`); the run's message is read by routing,
- * in a statement of its own. Two webhooks of one group with the same GUID or the same run go to the
- * statement one after the other, so the second sees the first as any later webhook would. Rows come
- * back as JSON, whose numbers and booleans are what the driver's parsers give (engine/postgres.ts).
+ * all). The statement's snapshot predates the locks' waits (accounts.ts, `getRepositoryLockingRun`),
+ * so what it reads itself are rows the run's lock does not guard (the repository, the workflow, the
+ * subscriptions). The run's message is what the lock guards: it is read by `zekt_run_message`
+ * (migration 0019), a `VOLATILE` function, whose query takes a snapshot of its own when it is called,
+ * after the run's lock, so a message committed while the statement waited for the lock is joined
+ * (test/postgres/run-lock.test.ts). It used to be read by a statement of its own after this one: a
+ * round trip more for each group. Two webhooks of one group with the same GUID or the same run go
+ * to the statement one after the other, so the second sees the first as any later webhook would.
+ * Rows come back as JSON, whose numbers and booleans are what the driver's parsers give
+ * (engine/postgres.ts).
  */
 export const receiveCompletionsOnPostgres = sharedStatement(
-  (db, rows: readonly ReceiveParams[]) => runReceive(db, RECEIVE, rows, []),
+  async (db, rows: readonly ReceiveParams[]): Promise<Array<Received & { routing?: RoutingRow }>> => {
+    const statement = receiveAndRead(db);
+    return runReceive(db, statement.sql, rows, statement.parameters);
+  },
   {
     keys: receiveKeys,
   },
@@ -82,20 +100,32 @@ export function receiveAndCountOnPostgres(
   db: Kysely<Database>,
   rows: readonly ReceiveParams[],
 ): Promise<Received[]> {
-  return runReceive(db, RECEIVE_AND_COUNT, rows, [
-    WORKFLOW_SEEN_PRECISION_MS,
-    usageShard(),
-    JSON.stringify(NEW_EVENT_COUNTERS),
-    JSON.stringify(RECEIPT_COUNTERS),
-  ]);
+  return runReceive(
+    db,
+    RECEIVE_AND_COUNT,
+    rows,
+    [],
+    [
+      WORKFLOW_SEEN_PRECISION_MS,
+      usageShard(),
+      JSON.stringify(NEW_EVENT_COUNTERS),
+      JSON.stringify(RECEIPT_COUNTERS),
+    ],
+  );
 }
 
+/**
+ * Runs a receive statement: `before`, the statement's parameters numbered before the rows' (those
+ * of a subquery compiled by Kysely, numbered from $1), then the rows and the App's hook id, then
+ * `after`.
+ */
 async function runReceive(
   db: Kysely<Database>,
   text: string,
   rows: readonly ReceiveParams[],
-  more: readonly unknown[],
-): Promise<Received[]> {
+  before: readonly unknown[],
+  after: readonly unknown[] = [],
+): Promise<Array<Received & { routing?: RoutingRow }>> {
   const input = JSON.stringify(
     rows.map((p, i) => ({
       i,
@@ -123,21 +153,28 @@ async function runReceive(
     workflow: WorkflowRow | null;
     recorded: boolean;
     event_id: string | null;
-  }>(CompiledQuery.raw(text, [input, APP_WEBHOOK_ID, ...more]));
+    message?: MessageRow | null;
+    subscriptions?: RoutableSubscriptionRow[] | null;
+  }>(CompiledQuery.raw(text, [...before, input, APP_WEBHOOK_ID, ...after]));
   const byRow = new Map(result.rows.map((row) => [row.i, row]));
   return rows.map((_, i) => {
     const row = byRow.get(i);
-    return {
+    const received: Received & { routing?: RoutingRow } = {
       repository: row?.repository ?? undefined,
       workflow: row?.workflow ?? undefined,
       recorded: Boolean(row?.recorded),
       eventId: row?.event_id ?? null,
     };
+    if (row?.event_id && row.message !== undefined) {
+      received.routing = { message: row.message ?? undefined, subscriptions: row.subscriptions ?? [] };
+    }
+    return received;
   });
 }
 
-const RECEIVED = `with input as (
-  select * from json_to_recordset($1::json) as r(i integer, repository_id bigint, run_id bigint,
+/** The receive statement's CTEs, its rows and the App's hook id at the placeholders given. */
+const receiveCtes = (rows: string, appHook: string) => `with input as (
+  select * from json_to_recordset(${rows}::json) as r(i integer, repository_id bigint, run_id bigint,
     run_attempt integer, run_key text, path text, workflow_name text, conclusion text, summary text,
     guid text, event text, hook_id bigint, event_id text, now bigint, day text, route_after bigint,
     trace_parent text)
@@ -159,7 +196,7 @@ const RECEIVED = `with input as (
   where not exists (
     select 1 from webhook_deliveries d
     where d.delivery_guid = provider.guid
-      and (d.hook_id = provider.hook_id or d.hook_id is null or provider.hook_id = $2::bigint))
+      and (d.hook_id = provider.hook_id or d.hook_id is null or provider.hook_id = ${appHook}::bigint))
   on conflict (delivery_guid, hook_id) do nothing
   returning delivery_guid, hook_id
 ), event as (
@@ -180,10 +217,7 @@ from found
 left join receipt on receipt.delivery_guid = found.guid and receipt.hook_id = found.hook_id
 left join event on event.event_id = found.event_id`;
 
-const RECEIVE = `${RECEIVED}
-${RESULT}`;
-
-const RECEIVE_AND_COUNT = `${RECEIVED}, recorded as (
+const RECEIVE_AND_COUNT = `${receiveCtes('$1', '$2')}, recorded as (
   select provider.*, event.event_id is not null as new_event
   from provider
   join receipt on receipt.delivery_guid = provider.guid and receipt.hook_id = provider.hook_id
@@ -212,3 +246,35 @@ const RECEIVE_AND_COUNT = `${RECEIVED}, recorded as (
     set value = usage_daily_shards.value + excluded.value
 )
 ${RESULT}`;
+
+/**
+ * The receive statement with routing's read of each new event (see `receiveCompletionsOnPostgres`).
+ * The subscriptions' read is routing's own builder (subscriptions.ts), correlated to each row
+ * instead of bound to one run's values: compiled once, its parameters first.
+ */
+let readTemplate: { sql: string; parameters: readonly unknown[] } | undefined;
+function receiveAndRead(db: Kysely<Database>): { sql: string; parameters: readonly unknown[] } {
+  if (!readTemplate) {
+    const run = {
+      repositoryId: sql.ref('found.repository_id'),
+      workflowPath: sql.ref('found.path'),
+    } as unknown as { repositoryId: number; workflowPath: string };
+    const subscriptions = sql`select coalesce(json_agg(s order by s.subscription_id), '[]')
+    from (${buildRoutableSubscriptions(db, run)}) s`.compile(db);
+    const n = subscriptions.parameters.length;
+    readTemplate = {
+      sql: `${receiveCtes(`$${n + 1}`, `$${n + 2}`)}
+select found.i, found.repository, found.workflow, receipt.delivery_guid is not null as recorded,
+  event.event_id,
+  case when event.event_id is not null
+    then zekt_run_message(found.repository_id, found.run_id, found.run_attempt) end as message,
+  case when event.event_id is not null and (found.workflow ->> 'whitelisted')::boolean
+    then (${subscriptions.sql}) else '[]' end as subscriptions
+from found
+left join receipt on receipt.delivery_guid = found.guid and receipt.hook_id = found.hook_id
+left join event on event.event_id = found.event_id`,
+      parameters: subscriptions.parameters,
+    };
+  }
+  return readTemplate;
+}

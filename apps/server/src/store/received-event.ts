@@ -9,10 +9,12 @@ import { insertEvent } from './events.js';
 import {
   type Received,
   type ReceiveParams,
+  type RoutingRow,
   receiveAndCountOnPostgres,
   receiveCompletionsOnPostgres,
   receiveKeys,
 } from './received-event-on-postgres.js';
+import { type RoutingRead, routingReadFrom } from './routing-read.js';
 import type { Database, RepositoryRow, WorkflowRow } from './schema.js';
 import type { Store } from './store.js';
 import { countUsages } from './usage.js';
@@ -31,6 +33,11 @@ export type ReceivedCompletion =
       repository: RepositoryRow;
       workflow: WorkflowRow | undefined;
       eventId: string | null;
+      /**
+       * What routing reads of the new event, when the step read it too (PostgreSQL: after the
+       * run's lock, in the same statement); undefined: routing reads it itself.
+       */
+      routing?: RoutingRead;
     };
 
 /** The workflow run a completion webhook reports. */
@@ -62,7 +69,8 @@ export interface CompletionEvent {
  * an enabled provider repository, the webhook's receipt (its GUID through its hook,
  * webhook-deliveries.ts) and, when the GUID is new, the run's event (events.ts) under the
  * repository's account. One statement on PostgreSQL for all the webhooks of a group
- * (received-event-on-postgres.ts); on SQLite, whose one writer serialises transactions, three.
+ * (received-event-on-postgres.ts), which also reads what routing needs of each new event; on
+ * SQLite, whose one writer serialises transactions, three.
  */
 export async function receiveCompletion(
   db: Kysely<Database>,
@@ -185,9 +193,16 @@ function receiveParams(
   };
 }
 
-function completionReceived(received: Received): ReceivedCompletion {
+function completionReceived(received: Received & { routing?: RoutingRow }): ReceivedCompletion {
   const { repository, workflow } = received;
   if (!isProvider(repository)) return { outcome: 'not-a-provider' };
   if (!received.recorded) return { outcome: 'duplicate-receipt', repository, workflow };
-  return { outcome: 'received', repository, workflow, eventId: received.eventId };
+  const outcome: ReceivedCompletion = {
+    outcome: 'received',
+    repository,
+    workflow,
+    eventId: received.eventId,
+  };
+  if (received.routing) outcome.routing = routingReadFrom(received.routing);
+  return outcome;
 }

@@ -3,28 +3,38 @@ import type { RoutableSubscription } from '../domain/routing.js';
 import type { DispatchTarget } from './dispatch-context.js';
 import type { SqlDialect } from './engine/dialect.js';
 import { getMessageByRunKey } from './messages.js';
+import type { RoutingRow } from './received-event-on-postgres.js';
 import { readRoutingOnPostgres } from './routing-read-on-postgres.js';
 import type { Database, MessageRow } from './schema.js';
 import { routableSubscriptions, toRoutableSubscription } from './subscriptions.js';
 
+/** What routing reads of an event. */
+export interface RoutingRead {
+  message: MessageRow | undefined;
+  subscriptions: Array<RoutableSubscription & { target: DispatchTarget }>;
+}
+
+/**
+ * The read as routing takes it, from the rows of a statement that read it (this module's on
+ * PostgreSQL, or the receive statement: received-event-on-postgres.ts).
+ */
+export function routingReadFrom(row: RoutingRow): RoutingRead {
+  return { message: row.message, subscriptions: row.subscriptions.map(toRoutableSubscription) };
+}
+
 /**
  * What routing reads of an event: the run's message, and the approved subscriptions of its
  * workflow when the workflow is whitelisted (none otherwise). One statement on PostgreSQL
- * (routing-read-on-postgres.ts), two on SQLite.
+ * (routing-read-on-postgres.ts; none more for an event routed as it is stored: the receive
+ * statement reads it, received-event-on-postgres.ts), two on SQLite.
  */
 export async function readRouting(
   db: Kysely<Database>,
   dialect: SqlDialect,
   run: { repositoryId: number; runId: number; runAttempt: number; workflowPath: string },
   whitelisted: boolean,
-): Promise<{
-  message: MessageRow | undefined;
-  subscriptions: Array<RoutableSubscription & { target: DispatchTarget }>;
-}> {
-  if (dialect === 'postgres' && whitelisted) {
-    const read = await readRoutingOnPostgres(db, run);
-    return { message: read.message, subscriptions: read.subscriptions.map(toRoutableSubscription) };
-  }
+): Promise<RoutingRead> {
+  if (dialect === 'postgres' && whitelisted) return routingReadFrom(await readRoutingOnPostgres(db, run));
   const message = await getMessageByRunKey(db, run);
   return {
     message,

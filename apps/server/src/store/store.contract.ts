@@ -413,6 +413,34 @@ export function describeStoreContract(
         message: undefined,
         subscriptions: read.subscriptions,
       });
+
+      // A completion webhook routed as it is stored: PostgreSQL's receive statement reads the same
+      // (after the run's lock); SQLite's routing reads it itself. Either way routing gets the same.
+      await store.db.updateTable('repositories').set({ provider_enabled: true }).execute();
+      const routedAsStored = async (runId: number, whitelisted: boolean) => {
+        await setWhitelisted(store.db, 10, summary.workflowPath, whitelisted, 7);
+        const received = await store.transaction((trx) =>
+          receiveCompletion(
+            trx,
+            store.dialect,
+            { repositoryId: 10, runId, runAttempt: 1, summary },
+            { guid: `guid-${runId}-${whitelisted}`, event: 'workflow_run', hookId: 5 },
+            { routeAfter: 8, traceParent: null },
+            8,
+          ),
+        );
+        if (received.outcome !== 'received' || received.eventId === null) throw new Error('no new event');
+        if (store.dialect === 'sqlite') expect(received.routing).toBeUndefined();
+        return (
+          received.routing ?? (await readRouting(store.db, store.dialect, { ...run, runId }, whitelisted))
+        );
+      };
+      expect(await routedAsStored(77, true)).toEqual(read);
+      expect(await routedAsStored(78, true)).toEqual({
+        message: undefined,
+        subscriptions: read.subscriptions,
+      });
+      expect(await routedAsStored(79, false)).toEqual({ message: undefined, subscriptions: [] });
     });
 
     it('hands out events only once they are due', async () => {

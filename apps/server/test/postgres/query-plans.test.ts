@@ -334,15 +334,47 @@ describe('query plans on PostgreSQL', () => {
     return received.eventId;
   };
 
-  it("locks a run, reads its repository and workflow, and records the webhook's receipt and event, each by its key", async () => {
+  it("locks a run, reads its repository and workflow, records the webhook's receipt and event, and reads what routing needs, each by its key", async () => {
     for (const generic of [false, true]) {
       const plan = await planOf(receive, /pg_advisory_xact_lock/, { generic });
-      expect(indexLookups(plan), plan).toEqual([
+      // The run's message, read by the function with a snapshot of its own (its plan: below).
+      expect(captured.find((q) => /pg_advisory_xact_lock/.test(q.sql))?.sql).toContain('zekt_run_message(');
+      const lookups = indexLookups(plan);
+      // The workflow's routable subscriptions, as routing's own read finds them (below).
+      const subscriptions = lookups.filter((index) => index.startsWith('subscriptions_'));
+      expect(subscriptions, plan).toHaveLength(1);
+      expect(['subscriptions_live', 'subscriptions_service']).toContain(subscriptions[0]);
+      expect(
+        lookups.filter((index) => !index.startsWith('subscriptions_')),
+        plan,
+      ).toEqual([
+        'accounts_pkey',
         'repositories_pkey',
+        'repositories_pkey',
+        'services_workflow',
         'webhook_deliveries_pkey',
         'workflows_pk',
       ]);
       expect(conflictArbiters(plan), plan).toEqual(['events_run_key', 'webhook_receipts_pk']);
+    }
+  });
+
+  it("reads a run's message in zekt_run_message by the run's key", async () => {
+    // The function's query is planned when it is called, out of the statement's EXPLAIN: its own.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query('set enable_seqscan = off');
+      const { rows } = await client.query<{ prosrc: string; provolatile: string }>(
+        "select prosrc, provolatile from pg_proc where proname = 'zekt_run_message'",
+      );
+      // Volatile: a snapshot of its own, taken after the run's lock (migration 0019).
+      expect(rows.map((row) => row.provolatile)).toEqual(['v']);
+      await client.query(`prepare message_read(bigint, bigint, integer) as ${rows[0]?.prosrc}`);
+      const plan = await client.query('explain (format json) execute message_read(10, 77, 1)');
+      expect(indexLookups(JSON.stringify(plan.rows[0]['QUERY PLAN']))).toEqual(['messages_run_key']);
+    } finally {
+      await client.end();
     }
   });
 

@@ -18,6 +18,7 @@ import * as m0015 from './0015-event-contracts.js';
 import * as m0016 from './0016-trace-context.js';
 import * as m0017 from './0017-lean-delivery-indexes.js';
 import * as m0018 from './0018-recordset-rows.js';
+import * as m0019 from './0019-run-message-read.js';
 
 interface ZektMigration {
   // biome-ignore lint/suspicious/noExplicitAny: see 0001-initial.ts
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, ZektMigration> = {
   '0016-trace-context': m0016,
   '0017-lean-delivery-indexes': m0017,
   '0018-recordset-rows': m0018,
+  '0019-run-message-read': m0019,
 };
 
 /**

@@ -567,3 +567,9 @@ RETURNS SETOF jsonb
 LANGUAGE sql
 ROWS 1
 AS $function$select jsonb_array_elements($1)$function$;
+
+CREATE OR REPLACE FUNCTION public.zekt_run_message(bigint, bigint, integer)
+RETURNS json
+LANGUAGE sql
+AS $function$select to_json(m) from messages m
+where m.repository_id = $1 and m.run_id = $2 and m.run_attempt = $3$function$;
