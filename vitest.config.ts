@@ -36,6 +36,7 @@ const e2eSuites = [
   'apps/server/test/backup.test.ts',
   'bench/test/bench.test.ts',
   'bench/test/compare.test.ts',
+  'bench/test/stopped-bench.test.ts',
   'apps/server/test/cli.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/doctor.test.ts',

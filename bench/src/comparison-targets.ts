@@ -13,6 +13,7 @@ import { createSecretBox } from '@zekt/server/dist/security/secret-box.js';
 import { openStore } from '@zekt/server/dist/store/store.js';
 import { createGitHubSimulator, type DispatchRecord, type GitHubSimulator } from 'zekt-github-sim';
 import { emptyBenchDatabase } from './bench-database.js';
+import { stopWithBench } from './child-processes.js';
 import { procStatusBytes, type ServerProcess, startServerProcess, stopChild } from './server-process.js';
 import { preciseNow } from './webhook-load.js';
 import { ZEKT_CLI } from './zekt-cli.js';
@@ -163,9 +164,11 @@ async function template(world: World): Promise<Record<string, unknown>> {
 
 /** Starts `node comparison-process.js <kind> <settings>` and waits for it to listen. */
 async function startComparisonProcess(kind: 'ceiling' | 'naive', settings: object): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [COMPARISON_PROCESS, kind, JSON.stringify(settings)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = stopWithBench(
+    spawn(process.execPath, [COMPARISON_PROCESS, kind, JSON.stringify(settings)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-4000);

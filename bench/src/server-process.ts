@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Environment } from '@zekt/server/dist/config.js';
+import { stopWithBench } from './child-processes.js';
 
 /** A `zekt serve` child process the bench loads, and what the kernel says about its memory. */
 export interface ServerProcess {
@@ -29,13 +30,15 @@ export async function startServerProcess(input: {
   readRequestLog?: boolean;
 }): Promise<ServerProcess> {
   const readLog = input.readRequestLog ?? true;
-  const child = spawn(
-    process.execPath,
-    [...(input.execArgv ?? []), input.cli, 'serve', ...(input.role ? ['--role', input.role] : [])],
-    {
-      env: input.env as NodeJS.ProcessEnv,
-      stdio: ['ignore', readLog ? 'pipe' : 'ignore', 'pipe'],
-    },
+  const child = stopWithBench(
+    spawn(
+      process.execPath,
+      [...(input.execArgv ?? []), input.cli, 'serve', ...(input.role ? ['--role', input.role] : [])],
+      {
+        env: input.env as NodeJS.ProcessEnv,
+        stdio: ['ignore', readLog ? 'pipe' : 'ignore', 'pipe'],
+      },
+    ),
   );
   const requestLog = watchRequestLog(child);
   let stderr = '';
