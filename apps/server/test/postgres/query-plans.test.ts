@@ -150,6 +150,19 @@ function indexLookups(plan: string): string[] {
   return found.sort();
 }
 
+/**
+ * The index lookups of `plan` (`indexLookups`) other than the one that finds a workflow's approved
+ * subscriptions, which must be there: the live ones' partial index, or, where the generic plan
+ * cannot prove the status matches its predicate, the index of service and status.
+ */
+function lookupsBesideSubscriptions(plan: string): string[] {
+  const lookups = indexLookups(plan);
+  const subscriptions = lookups.filter((index) => index.startsWith('subscriptions_'));
+  expect(subscriptions, plan).toHaveLength(1);
+  expect(['subscriptions_live', 'subscriptions_service'], plan).toContain(subscriptions[0]);
+  return lookups.filter((index) => !index.startsWith('subscriptions_'));
+}
+
 /** The unique indexes the inserts of `plan` check their conflicts against. */
 function conflictArbiters(plan: string): string[] {
   return [...plan.matchAll(/"Conflict Arbiter Indexes":\[([^\]]*)\]/g)]
@@ -339,15 +352,8 @@ describe('query plans on PostgreSQL', () => {
       const plan = await planOf(receive, /pg_advisory_xact_lock/, { generic });
       // The run's message, read by the function with a snapshot of its own (its plan: below).
       expect(captured.find((q) => /pg_advisory_xact_lock/.test(q.sql))?.sql).toContain('zekt_run_message(');
-      const lookups = indexLookups(plan);
       // The workflow's routable subscriptions, as routing's own read finds them (below).
-      const subscriptions = lookups.filter((index) => index.startsWith('subscriptions_'));
-      expect(subscriptions, plan).toHaveLength(1);
-      expect(['subscriptions_live', 'subscriptions_service']).toContain(subscriptions[0]);
-      expect(
-        lookups.filter((index) => !index.startsWith('subscriptions_')),
-        plan,
-      ).toEqual([
+      expect(lookupsBesideSubscriptions(plan), plan).toEqual([
         'accounts_pkey',
         'repositories_pkey',
         'repositories_pkey',
@@ -413,16 +419,12 @@ describe('query plans on PostgreSQL', () => {
         /json_to_recordset/,
         { generic },
       );
-      const lookups = indexLookups(plan);
-      // Approved subscriptions of a service: the live ones' partial index, or, where the generic
-      // plan cannot prove the status matches its predicate, the index of service and status.
-      const subscriptions = lookups.filter((index) => index.startsWith('subscriptions_'));
-      expect(subscriptions, plan).toHaveLength(1);
-      expect(['subscriptions_live', 'subscriptions_service']).toContain(subscriptions[0]);
-      expect(
-        lookups.filter((index) => !index.startsWith('subscriptions_')),
-        plan,
-      ).toEqual(['accounts_pkey', 'messages_run_key', 'repositories_pkey', 'services_workflow']);
+      expect(lookupsBesideSubscriptions(plan), plan).toEqual([
+        'accounts_pkey',
+        'messages_run_key',
+        'repositories_pkey',
+        'services_workflow',
+      ]);
     }
   });
 
