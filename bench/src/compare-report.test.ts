@@ -201,6 +201,28 @@ describe('zekt bench --compare verdicts', () => {
     expect(text).toContain('scale-out on PostgreSQL');
   });
 
+  it('prints where the CPU went per webhook, for the targets whose closed loop read it', () => {
+    const base = measured();
+    const targets = base.targets.map((t) =>
+      t.key === 'naive'
+        ? { ...t, cpuPerEvent: { target: 1.43, postgres: 0, bench: 1.01, rest: 0.06 } }
+        : t.key === 'zekt-durable-sqlite'
+          ? { ...t, cpuPerEvent: { target: 1.73, postgres: null, bench: 1.04, rest: 0.1 } }
+          : t,
+    );
+    const lines = formatCompareReport(judgeCompare({ ...base, targets })).split('\n');
+    const header = lines.findIndex((l) => l.startsWith('CPU per webhook in the closed loop, ms'));
+    expect(header).toBeGreaterThan(0);
+    expect(lines.slice(header + 1, header + 4).map((l) => l.trim().split(/\s{2,}/))).toEqual([
+      ['target', 'target', 'PostgreSQL', 'bench', 'rest', 'machine'],
+      ['naive', '1.43', '0.00', '1.01', '0.06', '2.50'],
+      // Without PostgreSQL's figure the machine's total is not known either.
+      ['Zekt, durable (SQLite)', '1.73', '—', '1.04', '0.10', '—'],
+    ]);
+    // A report whose targets read no CPU prints no table.
+    expect(formatCompareReport(judgeCompare(base))).not.toContain('CPU per webhook');
+  });
+
   it('draws latency against offered rate as SVG', () => {
     const svg = latencyChartSvg(
       [

@@ -1,3 +1,4 @@
+import type { CpuPerEvent } from './cpu-time.js';
 import type { LatencySummary } from './latency-summary.js';
 
 /**
@@ -22,6 +23,11 @@ export interface TargetFigures {
     p99Rounds?: number[];
   }>;
   peakRssBytes: number | null;
+  /**
+   * Closed loop: milliseconds of CPU per webhook of the target, PostgreSQL, the bench and the rest
+   * of the machine (cpu-time.ts); null where `/proc` cannot tell. Absent in reports of before.
+   */
+  cpuPerEvent?: CpuPerEvent | null;
   /** Each round's throughput, in the order measured (absent: one round); the figures above are their median (compare-rounds.ts). */
   rounds?: Array<{ ackPerSecond: number; deliveredPerSecond: number | null }>;
 }
@@ -250,6 +256,24 @@ export function formatCompareReport(report: CompareReport): string {
     lines.push(
       `${target.name.padEnd(46)} ${String(target.ackPerSecond).padStart(8)} ${String(ratio(target.ackPerSecond, ceiling?.ackPerSecond) ?? '—').padStart(9)} ${String(target.deliveredPerSecond ?? '—').padStart(12)} ${String(ratio(target.deliveredPerSecond, naive?.deliveredPerSecond) ?? '—').padStart(7)} ${mb(target.peakRssBytes).padStart(10)}`,
     );
+  }
+  const withCpu = report.targets.filter((target) => target.cpuPerEvent);
+  if (withCpu.length > 0) {
+    lines.push(
+      '',
+      'CPU per webhook in the closed loop, ms (the machine is shared: the bench is the load generator and the GitHub simulator)',
+      `${'target'.padEnd(46)} ${['target', 'PostgreSQL', 'bench', 'rest', 'machine'].map((h) => h.padStart(11)).join(' ')}`,
+    );
+    for (const target of withCpu) {
+      const c = target.cpuPerEvent as CpuPerEvent;
+      const parts = [c.target, c.postgres, c.bench, c.rest];
+      const machine = parts.some((v) => v === null)
+        ? null
+        : Math.round((parts as number[]).reduce((a, b) => a + b, 0) * 100) / 100;
+      lines.push(
+        `${target.name.padEnd(46)} ${[...parts, machine].map((v) => (v === null ? '—' : v.toFixed(2)).padStart(11)).join(' ')}`,
+      );
+    }
   }
   const judgedRate = COMPARE_TARGETS.e2eP99AtRate.rate;
   if (report.targets.some((target) => target.rounds)) {

@@ -44,6 +44,28 @@ describe('a target measured in rounds', () => {
     expect(at500?.p99Rounds).toEqual([41, 26, 30]);
   });
 
+  it("takes each process's median CPU per webhook, and none when a round could not tell", () => {
+    const cpu = (target: number, postgres: number | null, bench: number, rest: number | null) => ({
+      target,
+      postgres,
+      bench,
+      rest,
+    });
+    const rounds = [
+      { ...round(700, 690, 41), cpuPerEvent: cpu(1.5, 0.7, 1.0, 0.1) },
+      { ...round(560, 552, 26), cpuPerEvent: cpu(1.8, 0.9, 1.2, 0.3) },
+      { ...round(770, 760, 30), cpuPerEvent: cpu(1.4, 0.8, 0.9, 0.2) },
+    ];
+    // Each column on its own: the medians of one column need not come from the same round.
+    expect(combineRounds(rounds).cpuPerEvent).toEqual(cpu(1.5, 0.8, 1.0, 0.2));
+    expect(combineRounds(rounds.slice(0, 2)).cpuPerEvent).toEqual(cpu(1.65, 0.8, 1.1, 0.2));
+    const unread = rounds.map((r, i) => (i === 1 ? { ...r, cpuPerEvent: cpu(1.8, null, 1.2, 0.3) } : r));
+    expect(combineRounds(unread).cpuPerEvent?.postgres).toBeNull();
+    expect(combineRounds([{ ...round(700, 690, 41), cpuPerEvent: null }, ...rounds]).cpuPerEvent).toBeNull();
+    // Figures of a report from before CPU was read carry none.
+    expect(combineRounds([round(700, 690, 41)])).not.toHaveProperty('cpuPerEvent');
+  });
+
   it('averages the two middle rounds of an even number, and takes the higher middle latency', () => {
     const combined = combineRounds([
       round(600, 590, 20),

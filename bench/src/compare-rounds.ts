@@ -1,4 +1,5 @@
 import type { TargetFigures } from './compare-report.js';
+import type { CpuPerEvent } from './cpu-time.js';
 
 /**
  * A target's figures over the rounds of `zekt bench --compare`. The targets are measured in turn,
@@ -11,7 +12,7 @@ import type { TargetFigures } from './compare-report.js';
  * Throughput is the median of the rounds (the mean of the two middle ones when there is an even
  * number). A latency point is one round's, the round whose p99 is the median (the higher of the two
  * middle ones), so its p50 and p99 are figures one run really had. Losses add up; peak RSS is the
- * highest of any round.
+ * highest of any round. CPU per webhook is the median of the rounds, each process's on its own.
  */
 export function combineRounds(rounds: readonly TargetFigures[]): TargetFigures {
   const first = rounds[0];
@@ -34,6 +35,9 @@ export function combineRounds(rounds: readonly TargetFigures[]): TargetFigures {
       return rounds.length > 1 ? { ...chosen, p99Rounds: points.map((p) => p.e2e.p99) } : chosen;
     }),
     peakRssBytes: rss.length === rounds.length ? Math.max(...rss) : null,
+    ...(rounds.some((r) => r.cpuPerEvent !== undefined)
+      ? { cpuPerEvent: medianCpu(rounds.map((r) => r.cpuPerEvent ?? null)) }
+      : {}),
     ...(rounds.length > 1
       ? {
           rounds: rounds.map((r) => ({
@@ -45,13 +49,31 @@ export function combineRounds(rounds: readonly TargetFigures[]): TargetFigures {
   };
 }
 
-/** The median, rounded to one decimal as the bench's rates are. */
-export function median(values: readonly number[]): number {
+/** Each process's median over the rounds; null when a round could not tell. */
+function medianCpu(rounds: ReadonlyArray<CpuPerEvent | null>): CpuPerEvent | null {
+  if (rounds.some((r) => r === null)) return null;
+  const all = rounds as CpuPerEvent[];
+  const of = (pick: (c: CpuPerEvent) => number | null): number | null => {
+    const values = all.map(pick);
+    if (values.some((v) => v === null)) return null;
+    return median(values as number[], 2);
+  };
+  return {
+    target: of((c) => c.target),
+    postgres: of((c) => c.postgres),
+    bench: of((c) => c.bench) ?? 0,
+    rest: of((c) => c.rest),
+  };
+}
+
+/** The median, rounded to one decimal as the bench's rates are (or to `decimals`). */
+export function median(values: readonly number[], decimals = 1): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   const value =
     sorted.length % 2 === 1
       ? (sorted[mid] as number)
       : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  return Math.round(value * 10) / 10;
+  const scale = 10 ** decimals;
+  return Math.round(value * scale) / scale;
 }

@@ -38,6 +38,8 @@ export interface ComparisonTarget {
   sim: GitHubSimulator | null;
   /** Peak resident set of the target's processes (sum; Linux `/proc`). */
   peakRssBytes(): number | null;
+  /** The target's processes (their CPU time: cpu-time.ts). */
+  pids(): number[];
   stop(): Promise<void>;
 }
 
@@ -203,6 +205,7 @@ export async function startCeiling(): Promise<ComparisonTarget> {
     consumers: [],
     sim: null,
     peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
+    pids: () => (child.pid ? [child.pid] : []),
     stop: () => stopChild(child),
   };
 }
@@ -235,6 +238,7 @@ export async function startNaiveRouter(consumers: ConsumerSpec[]): Promise<Compa
     consumers: consumers.map((c) => `${c.account}/${c.repo}`),
     sim: world.sim,
     peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
+    pids: () => (child.pid ? [child.pid] : []),
     stop: async () => {
       await stopChild(child);
       await world.sim.close();
@@ -358,6 +362,7 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
           const values = servers.map((s) => s.memory().peakRssBytes);
           return values.some((v) => v === null) ? null : values.reduce((a, b) => (a ?? 0) + (b ?? 0), 0);
         },
+        pids: () => servers.map((s) => s.pid),
         stop: stopAll,
       };
       return target;

@@ -24,6 +24,7 @@ import {
   startNaiveRouter,
   startZekt,
 } from './comparison-targets.js';
+import { cpuPerEvent, cpuSnapshot, formatCpuPerEvent } from './cpu-time.js';
 import { seedDeliveryHistory } from './delivery-history.js';
 import { latencyChartSvg } from './latency-chart.js';
 import { summarizeLatencies } from './latency-summary.js';
@@ -165,14 +166,16 @@ async function measureTarget(
       settleMs: 120_000,
     });
   progress(`  ${options.events} webhooks, ${options.connections} connections, closed loop`);
+  const cpuBefore = cpuSnapshot(target.pids());
   const throughput = await measureLoad(target, {
     count: options.events,
     rate: 0,
     connections: options.connections,
     settleMs: 120_000,
   });
+  const cpu = cpuPerEvent(cpuBefore, cpuSnapshot(target.pids()), throughput.sent);
   progress(
-    `  acknowledged ${throughput.ackPerSecond}/s, delivered ${throughput.deliveredPerSecond ?? '—'}/s`,
+    `  acknowledged ${throughput.ackPerSecond}/s, delivered ${throughput.deliveredPerSecond ?? '—'}/s${cpu ? `; CPU per webhook: ${formatCpuPerEvent(cpu)}` : ''}`,
   );
   const latency: TargetFigures['latency'] = [];
   for (const rate of options.rates) {
@@ -194,6 +197,7 @@ async function measureTarget(
       lost: target.consumers.length > 0 ? throughput.acknowledged - throughput.delivered : 0,
       latency,
       peakRssBytes: target.peakRssBytes(),
+      cpuPerEvent: cpu,
     },
     bodyBytes: throughput.bodyBytes,
   };

@@ -7,6 +7,7 @@ import { stopWithBench } from './child-processes.js';
 /** A `zekt serve` child process the bench loads, and what the kernel says about its memory. */
 export interface ServerProcess {
   url: string;
+  pid: number;
   /** Peak and current resident set size (Linux `/proc`; null elsewhere). */
   memory(): { peakRssBytes: number | null; rssBytes: number | null };
   /**
@@ -66,6 +67,7 @@ export async function startServerProcess(input: {
   }
   return {
     url: input.url,
+    pid: child.pid ?? 0,
     memory: () => ({
       peakRssBytes: procStatusBytes(child, 'VmHWM'),
       rssBytes: procStatusBytes(child, 'VmRSS'),

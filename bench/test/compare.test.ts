@@ -40,6 +40,11 @@ describe('zekt bench --compare', () => {
       expect(target.latency.map((p) => p.offeredRate)).toEqual([500]);
       expect(target.latency[0]?.p99Rounds).toHaveLength(2);
       expect(target.latency[0]?.e2e.count).toBe(2000);
+      // Where the CPU went in its closed loops (Linux /proc): the target's process and the bench's
+      // own threads both worked for every webhook.
+      expect(target.cpuPerEvent?.target).toBeGreaterThan(0);
+      expect(target.cpuPerEvent?.bench).toBeGreaterThan(0);
+      expect(target.cpuPerEvent?.rest).not.toBeNull();
     }
     expect(report.targets[1]?.lost).toBe(0);
     expect(report.targets[1]?.deliveredPerSecond).toBeGreaterThan(0);

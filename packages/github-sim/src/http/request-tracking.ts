@@ -6,9 +6,14 @@ import type { JournalEntry } from '../types.js';
 import type { RateLimits } from './rate-limit.js';
 import { getRequestState, type RequestState, setRequestState } from './request-state.js';
 
-/** GitHub's request id format, e.g. `C0DE:1A2B:3C4D5E:6F7A8B:65F1A2B3`. */
-function newRequestId(): string {
-  return [randomHex(2), randomHex(2), randomHex(3), randomHex(3), randomHex(4)].join(':').toUpperCase();
+/**
+ * GitHub's request id format, e.g. `C0DE:1A2B:3C4D5E:6F7A8B:65F1A2B3`: 14 random bytes cut into
+ * its five parts. One draw, not one per part: every request gets an id, and under `zekt bench` the
+ * five draws were 9 % of the simulator's time (its CPU is taken from the targets it measures).
+ */
+export function newRequestId(): string {
+  const hex = randomHex(14).toUpperCase();
+  return `${hex.slice(0, 4)}:${hex.slice(4, 8)}:${hex.slice(8, 14)}:${hex.slice(14, 20)}:${hex.slice(20)}`;
 }
 
 function parseMaybeJson(value: unknown): unknown {
