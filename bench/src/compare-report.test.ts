@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BARE_DURABLE_KEY,
   type CompareMeasurements,
   DURABLE_POSTGRES_KEY,
   formatCompareReport,
@@ -221,6 +222,25 @@ describe('zekt bench --compare verdicts', () => {
     ]);
     // A report whose targets read no CPU prints no table.
     expect(formatCompareReport(judgeCompare(base))).not.toContain('CPU per webhook');
+  });
+
+  it('prints Zekt durable against the bare durable router when both ran, and judges nothing by it', () => {
+    const base = measured();
+    const bare = {
+      key: BARE_DURABLE_KEY,
+      name: 'bare durable router (SQLite, no retries)',
+      ackPerSecond: 1240,
+      deliveredPerSecond: 1240,
+      lost: 0,
+      latency: [],
+      peakRssBytes: 90e6,
+    };
+    const withBare = judgeCompare({ ...base, targets: [...base.targets, bare] });
+    expect(formatCompareReport(withBare)).toContain(
+      'Zekt durable delivered / the bare durable router (what Zekt costs beyond durability itself; no target): SQLite 0.5',
+    );
+    expect(withBare.verdicts).toEqual(judgeCompare(base).verdicts);
+    expect(formatCompareReport(judgeCompare(base))).not.toContain('bare durable router');
   });
 
   it('draws latency against offered rate as SVG', () => {

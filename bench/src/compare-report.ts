@@ -132,6 +132,8 @@ export const DURABLE_POSTGRES_KEY = 'zekt-durable-postgres';
 /** Zekt's API process alone (`--role api`: stores each event durably; routing and dispatch are the workers'), on each store. */
 export const INGESTION_KEY = 'ingestion-sqlite';
 export const INGESTION_POSTGRES_KEY = 'ingestion-postgres';
+/** The least a durable router does (bare-durable-router.ts): a reference, judged against no target. */
+export const BARE_DURABLE_KEY = 'bare-durable';
 
 export function judgeCompare(measured: CompareMeasurements): CompareReport {
   const t = COMPARE_TARGETS;
@@ -255,6 +257,21 @@ export function formatCompareReport(report: CompareReport): string {
   for (const target of report.targets) {
     lines.push(
       `${target.name.padEnd(46)} ${String(target.ackPerSecond).padStart(8)} ${String(ratio(target.ackPerSecond, ceiling?.ackPerSecond) ?? '—').padStart(9)} ${String(target.deliveredPerSecond ?? '—').padStart(12)} ${String(ratio(target.deliveredPerSecond, naive?.deliveredPerSecond) ?? '—').padStart(7)} ${mb(target.peakRssBytes).padStart(10)}`,
+    );
+  }
+  const bare = byKey.get(BARE_DURABLE_KEY);
+  const durables: Array<[string, TargetFigures | undefined]> = [
+    ['SQLite', byKey.get(DURABLE_KEY)],
+    ['PostgreSQL', byKey.get(DURABLE_POSTGRES_KEY)],
+  ];
+  const ofBare = durables.flatMap(([label, target]) => {
+    const value = ratio(target?.deliveredPerSecond, bare?.deliveredPerSecond);
+    return value === null ? [] : [`${label} ${value}`];
+  });
+  if (ofBare.length > 0) {
+    lines.push(
+      '',
+      `Zekt durable delivered / the bare durable router (what Zekt costs beyond durability itself; no target): ${ofBare.join(', ')}`,
     );
   }
   const withCpu = report.targets.filter((target) => target.cpuPerEvent);

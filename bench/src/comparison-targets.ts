@@ -165,7 +165,10 @@ async function template(world: World): Promise<Record<string, unknown>> {
 }
 
 /** Starts `node comparison-process.js <kind> <settings>` and waits for it to listen. */
-async function startComparisonProcess(kind: 'ceiling' | 'naive', settings: object): Promise<ChildProcess> {
+async function startComparisonProcess(
+  kind: 'ceiling' | 'naive' | 'bare-durable',
+  settings: object,
+): Promise<ChildProcess> {
   const child = stopWithBench(
     spawn(process.execPath, [COMPARISON_PROCESS, kind, JSON.stringify(settings)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,6 +245,44 @@ export async function startNaiveRouter(consumers: ConsumerSpec[]): Promise<Compa
     stop: async () => {
       await stopChild(child);
       await world.sim.close();
+    },
+  };
+}
+
+/** The bare durable router (bare-durable-router.ts), with a SQLite file in a directory of its own. */
+export async function startBareDurableRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
+  const world = await installApp(await startSimulator(consumers), consumers);
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'zekt-bare-durable-'));
+  const child = await startComparisonProcess('bare-durable', {
+    port,
+    dataDir,
+    appId: world.sim.app.id,
+    privateKey: world.sim.app.privateKeyPem,
+    webhookSecret: world.sim.app.webhookSecret,
+    apiUrl: world.sim.apiUrl,
+    eventType: EVENT_TYPE,
+    consumers: world.consumers.map((c) => ({
+      installationId: c.installationId,
+      owner: c.spec.account,
+      repo: c.spec.repo,
+    })),
+  });
+  return {
+    name: 'bare durable router (SQLite, no retries)',
+    url: `http://127.0.0.1:${port}/webhooks/github`,
+    secret: world.sim.app.webhookSecret,
+    headers: {},
+    template: await template(world),
+    arrivals: world.arrivals,
+    consumers: consumers.map((c) => `${c.account}/${c.repo}`),
+    sim: world.sim,
+    peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
+    pids: () => (child.pid ? [child.pid] : []),
+    stop: async () => {
+      await stopChild(child);
+      await world.sim.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -4,6 +4,7 @@ import { loadStoreConfig } from '@zekt/server/dist/config.js';
 import { openStore } from '@zekt/server/dist/store/store.js';
 import { sql } from 'kysely';
 import {
+  BARE_DURABLE_KEY,
   COMPARE_TARGETS,
   type CompareMeasurements,
   type CompareReport,
@@ -20,6 +21,7 @@ import {
   type ConsumerSpec,
   FAST_CONSUMER,
   SLOW_CONSUMER,
+  startBareDurableRouter,
   startCeiling,
   startNaiveRouter,
   startZekt,
@@ -134,6 +136,7 @@ const INGESTION_POSTGRES_NAME = 'Zekt, ingestion alone (PostgreSQL, --role api)'
 export const COMPARE_PARTS = [
   'ceiling',
   'naive',
+  'bare-durable',
   'nondurable',
   'durable',
   'ingestion',
@@ -244,6 +247,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   const compared: ComparedTarget[] = [];
   if (runs('ceiling')) compared.push({ key: 'ceiling', start: startCeiling, rates });
   if (runs('naive')) compared.push({ key: 'naive', start: () => startNaiveRouter([FAST_CONSUMER]), rates });
+  if (runs('bare-durable'))
+    compared.push({ key: BARE_DURABLE_KEY, start: () => startBareDurableRouter([FAST_CONSUMER]), rates });
   const zekt = (key: string, name: string, durable: boolean, databaseUrl?: string): ComparedTarget => ({
     key,
     start: () =>

@@ -3,7 +3,7 @@ import type { CompareReport } from '../src/compare-report.js';
 import { runBench } from './run-bench-cli.js';
 
 /**
- * `zekt bench --compare` as an operator runs it, on two of its targets: what is checked is how it
+ * `zekt bench --compare` as an operator runs it, on its three reference targets: what is checked is how it
  * measures (in rounds, in turn, the medians judged), never how fast this shared machine was.
  */
 describe('zekt bench --compare', () => {
@@ -13,7 +13,7 @@ describe('zekt bench --compare', () => {
     const result = await runBench([
       '--compare',
       '--only',
-      'ceiling,naive',
+      'ceiling,naive,bare-durable',
       '--rounds',
       '2',
       '--warm-up',
@@ -32,7 +32,7 @@ describe('zekt bench --compare', () => {
     const report = JSON.parse(result.stdout) as CompareReport;
     expect(report.rounds).toBe(2);
     expect(report.warmUp).toBe(50);
-    expect(report.targets.map((t) => t.key)).toEqual(['ceiling', 'naive']);
+    expect(report.targets.map((t) => t.key)).toEqual(['ceiling', 'naive', 'bare-durable']);
     for (const target of report.targets) {
       expect(target.rounds).toHaveLength(2);
       const acks = (target.rounds ?? []).map((r) => r.ackPerSecond);
@@ -46,8 +46,10 @@ describe('zekt bench --compare', () => {
       expect(target.cpuPerEvent?.bench).toBeGreaterThan(0);
       expect(target.cpuPerEvent?.rest).not.toBeNull();
     }
-    expect(report.targets[1]?.lost).toBe(0);
-    expect(report.targets[1]?.deliveredPerSecond).toBeGreaterThan(0);
+    for (const router of report.targets.slice(1)) {
+      expect(router.lost).toBe(0);
+      expect(router.deliveredPerSecond).toBeGreaterThan(0);
+    }
     // In turn: each round measured both targets before the next began.
     const order = [...result.stderr.matchAll(/^(.+) \(round (\d) of 2\): warming up \(50 webhooks\)$/gm)].map(
       (m) => `${m[2]} ${m[1]}`,
@@ -55,8 +57,10 @@ describe('zekt bench --compare', () => {
     expect(order).toEqual([
       '1 ceiling: node:http, HMAC + 202',
       '1 naive Octokit router (no persistence)',
+      '1 bare durable router (SQLite, no retries)',
       '2 ceiling: node:http, HMAC + 202',
       '2 naive Octokit router (no persistence)',
+      '2 bare durable router (SQLite, no retries)',
     ]);
   });
 });

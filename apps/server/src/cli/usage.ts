@@ -365,7 +365,7 @@ export const COMMANDS: readonly CommandUsage[] = [
         type: 'string',
         value: 'list',
         description:
-          'run only these parts: ceiling, naive, nondurable, durable, ingestion, postgres, isolation, backlog, scale-out, queries',
+          'run only these parts: ceiling, naive, bare-durable, nondurable, durable, ingestion, postgres, isolation, backlog, scale-out, queries',
       },
       {
         name: 'profile',
