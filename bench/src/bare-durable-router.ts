@@ -1,6 +1,7 @@
 import { createHmac, createSign, timingSafeEqual } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import Database from 'better-sqlite3';
+import { type CompletedRun, runClientPayload } from './run-client-payload.js';
 
 /**
  * The bare durable router of `zekt bench --compare`: the least a router that loses no acknowledged
@@ -123,7 +124,7 @@ export function createBareDurableRouter(options: BareDurableRouterOptions): Serv
       const run = payload.workflow_run;
       const clientPayload = JSON.stringify({
         event_type: options.eventType,
-        client_payload: { zekt: { version: 1, correlationId: String(run.id), event: summaryOf(payload) } },
+        client_payload: runClientPayload(payload),
       });
       commits
         .write(() => {
@@ -151,42 +152,6 @@ export function createBareDurableRouter(options: BareDurableRouterOptions): Serv
         );
     });
   }).on('close', () => db.close());
-}
-
-interface CompletedRun {
-  repository: { full_name: string };
-  workflow_run: {
-    id: number;
-    name: string;
-    path: string;
-    run_attempt: number;
-    run_number: number;
-    conclusion: string | null;
-    head_branch: string | null;
-    head_sha: string;
-    actor?: { login: string } | null;
-    html_url: string;
-    updated_at: string;
-  };
-}
-
-/** What the consumer is told of the run: the naive router's `client_payload.zekt.event`. */
-function summaryOf(payload: CompletedRun): Record<string, unknown> {
-  const run = payload.workflow_run;
-  return {
-    repository: payload.repository.full_name,
-    workflow: run.name,
-    workflowPath: run.path,
-    runId: String(run.id),
-    runAttempt: run.run_attempt,
-    runNumber: run.run_number,
-    conclusion: run.conclusion,
-    headBranch: run.head_branch,
-    headSha: run.head_sha,
-    actor: run.actor?.login ?? null,
-    htmlUrl: run.html_url,
-    completedAt: run.updated_at,
-  };
 }
 
 /**

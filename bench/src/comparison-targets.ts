@@ -213,50 +213,49 @@ export async function startCeiling(): Promise<ComparisonTarget> {
   };
 }
 
-export async function startNaiveRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
-  const world = await installApp(await startSimulator(consumers), consumers);
-  const port = await freePort();
-  const child = await startComparisonProcess('naive', {
-    port,
-    appId: world.sim.app.id,
-    privateKey: world.sim.app.privateKeyPem,
-    webhookSecret: world.sim.app.webhookSecret,
-    clientId: world.sim.app.clientId,
-    clientSecret: world.sim.app.clientSecret,
-    apiUrl: world.sim.apiUrl,
-    eventType: EVENT_TYPE,
-    consumers: world.consumers.map((c) => ({
-      installationId: c.installationId,
-      owner: c.spec.account,
-      repo: c.spec.repo,
-    })),
-  });
-  return {
+export function startNaiveRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
+  return startReferenceRouter(consumers, {
+    kind: 'naive',
     name: 'naive Octokit router (no persistence)',
-    url: `http://127.0.0.1:${port}/api/github/webhooks`,
-    secret: world.sim.app.webhookSecret,
-    headers: {},
-    template: await template(world),
-    arrivals: world.arrivals,
-    consumers: consumers.map((c) => `${c.account}/${c.repo}`),
-    sim: world.sim,
-    peakRssBytes: () => procStatusBytes(child, 'VmHWM'),
-    pids: () => (child.pid ? [child.pid] : []),
-    stop: async () => {
-      await stopChild(child);
-      await world.sim.close();
-    },
-  };
+    path: '/api/github/webhooks',
+    settings: (world) => ({
+      clientId: world.sim.app.clientId,
+      clientSecret: world.sim.app.clientSecret,
+    }),
+  });
 }
 
 /** The bare durable router (bare-durable-router.ts), with a SQLite file in a directory of its own. */
-export async function startBareDurableRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
+export function startBareDurableRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'zekt-bare-durable-'));
+  return startReferenceRouter(consumers, {
+    kind: 'bare-durable',
+    name: 'bare durable router (SQLite, no retries)',
+    path: '/webhooks/github',
+    settings: () => ({ dataDir }),
+    cleanUp: () => rmSync(dataDir, { recursive: true, force: true }),
+  });
+}
+
+/**
+ * A reference router in a process of its own (comparison-process.ts), installed as the simulator's
+ * App on the provider and the consumers, dispatching to them: the settings every kind takes, and
+ * those of its own.
+ */
+async function startReferenceRouter(
+  consumers: ConsumerSpec[],
+  router: {
+    kind: 'naive' | 'bare-durable';
+    name: string;
+    path: string;
+    settings: (world: World) => object;
+    cleanUp?: () => void;
+  },
+): Promise<ComparisonTarget> {
   const world = await installApp(await startSimulator(consumers), consumers);
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'zekt-bare-durable-'));
-  const child = await startComparisonProcess('bare-durable', {
+  const child = await startComparisonProcess(router.kind, {
     port,
-    dataDir,
     appId: world.sim.app.id,
     privateKey: world.sim.app.privateKeyPem,
     webhookSecret: world.sim.app.webhookSecret,
@@ -267,10 +266,11 @@ export async function startBareDurableRouter(consumers: ConsumerSpec[]): Promise
       owner: c.spec.account,
       repo: c.spec.repo,
     })),
+    ...router.settings(world),
   });
   return {
-    name: 'bare durable router (SQLite, no retries)',
-    url: `http://127.0.0.1:${port}/webhooks/github`,
+    name: router.name,
+    url: `http://127.0.0.1:${port}${router.path}`,
     secret: world.sim.app.webhookSecret,
     headers: {},
     template: await template(world),
@@ -282,7 +282,7 @@ export async function startBareDurableRouter(consumers: ConsumerSpec[]): Promise
     stop: async () => {
       await stopChild(child);
       await world.sim.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      router.cleanUp?.();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { App, createNodeMiddleware } from '@octokit/app';
 import { Octokit } from '@octokit/core';
+import { runClientPayload } from './run-client-payload.js';
 
 /**
  * The naive router of `zekt bench --compare`: what a GitHub App that routes completion events
@@ -32,7 +33,6 @@ export function createNaiveRouter(options: NaiveRouterOptions): Server {
     Octokit: Octokit.defaults({ baseUrl: options.apiUrl }),
   });
   app.webhooks.on('workflow_run.completed', async ({ payload }) => {
-    const run = payload.workflow_run;
     await Promise.all(
       options.consumers.map(async (consumer) => {
         const octokit = await app.getInstallationOctokit(consumer.installationId);
@@ -40,26 +40,7 @@ export function createNaiveRouter(options: NaiveRouterOptions): Server {
           owner: consumer.owner,
           repo: consumer.repo,
           event_type: options.eventType,
-          client_payload: {
-            zekt: {
-              version: 1,
-              correlationId: String(run.id),
-              event: {
-                repository: payload.repository.full_name,
-                workflow: run.name,
-                workflowPath: run.path,
-                runId: String(run.id),
-                runAttempt: run.run_attempt,
-                runNumber: run.run_number,
-                conclusion: run.conclusion,
-                headBranch: run.head_branch,
-                headSha: run.head_sha,
-                actor: run.actor?.login ?? null,
-                htmlUrl: run.html_url,
-                completedAt: run.updated_at,
-              },
-            },
-          },
+          client_payload: runClientPayload(payload),
         });
       }),
     );
