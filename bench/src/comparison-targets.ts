@@ -226,15 +226,21 @@ export function startNaiveRouter(consumers: ConsumerSpec[]): Promise<ComparisonT
 }
 
 /** The bare durable router (bare-durable-router.ts), with a SQLite file in a directory of its own. */
-export function startBareDurableRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
+export async function startBareDurableRouter(consumers: ConsumerSpec[]): Promise<ComparisonTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'zekt-bare-durable-'));
-  return startReferenceRouter(consumers, {
-    kind: 'bare-durable',
-    name: 'bare durable router (SQLite, no retries)',
-    path: '/webhooks/github',
-    settings: () => ({ dataDir }),
-    cleanUp: () => rmSync(dataDir, { recursive: true, force: true }),
-  });
+  const cleanUp = () => rmSync(dataDir, { recursive: true, force: true });
+  try {
+    return await startReferenceRouter(consumers, {
+      kind: 'bare-durable',
+      name: 'bare durable router (SQLite, no retries)',
+      path: '/webhooks/github',
+      settings: () => ({ dataDir }),
+      cleanUp,
+    });
+  } catch (error) {
+    cleanUp();
+    throw error;
+  }
 }
 
 /**
