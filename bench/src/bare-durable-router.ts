@@ -1,6 +1,7 @@
-import { createHmac, createSign, timingSafeEqual } from 'node:crypto';
+import { createSign } from 'node:crypto';
 import { Agent, createServer, request, type Server } from 'node:http';
 import Database from 'better-sqlite3';
+import { signedWith } from './ceiling-server.js';
 import { type CompletedRun, runClientPayload } from './run-client-payload.js';
 
 /**
@@ -74,8 +75,8 @@ export function createBareDurableRouter(options: BareDurableRouterOptions): Serv
     'UPDATE deliveries SET state = ?, attempts = attempts + 1, updated_at = ? WHERE id = ?',
   );
   const commits = groupCommit(db);
-  const tokens = installationTokens(options);
   const agent = new Agent({ keepAlive: true });
+  const tokens = installationTokens(options, agent);
 
   function dispatch(delivery: Delivery): void {
     tokens
@@ -106,11 +107,7 @@ export function createBareDurableRouter(options: BareDurableRouterOptions): Serv
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const expected = Buffer.from(
-        `sha256=${createHmac('sha256', options.webhookSecret).update(body).digest('hex')}`,
-      );
-      const given = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      if (!signedWith(options.webhookSecret, body, req.headers['x-hub-signature-256'])) {
         res.writeHead(401, { 'content-type': 'application/json' }).end('{"outcome":"unauthorized"}');
         return;
       }
@@ -189,8 +186,10 @@ function groupCommit(db: Database.Database): { write<T>(apply: () => T): Promise
 }
 
 /** Installation tokens from the App's JWT, each kept until five minutes before it expires. */
-function installationTokens(options: Pick<BareDurableRouterOptions, 'appId' | 'privateKey' | 'apiUrl'>) {
-  const agent = new Agent({ keepAlive: true });
+function installationTokens(
+  options: Pick<BareDurableRouterOptions, 'appId' | 'privateKey' | 'apiUrl'>,
+  agent: Agent,
+) {
   const held = new Map<number, { token: string; expiresAt: number }>();
   const fetching = new Map<number, Promise<string>>();
   const appJwt = () => {

@@ -11,12 +11,16 @@ export function createCeilingServer(secret: string): Server {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
-      const given = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
-      const valid = given.length === expected.length && timingSafeEqual(given, expected);
+      const valid = signedWith(secret, Buffer.concat(chunks), req.headers['x-hub-signature-256']);
       res.writeHead(valid ? 202 : 401, { 'content-type': 'application/json' });
       res.end(valid ? '{"outcome":"accepted"}' : '{"outcome":"unauthorized"}');
     });
   });
+}
+
+/** `X-Hub-Signature-256` is the HMAC-SHA256 of `body` under `secret`, compared in constant time. */
+export function signedWith(secret: string, body: Buffer, header: string | string[] | undefined): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+  const given = Buffer.from(String(header ?? ''));
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
