@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { nestsDeeperThan } from '../domain/bounded-json.js';
+import { containersDeeperThan, tooDeepToParse } from '../domain/bounded-json.js';
 import { HttpError } from './problem.js';
 
 /**
@@ -12,11 +12,14 @@ export function acceptOnlyBoundedJson(app: FastifyInstance, maxDepth: number): v
   const parse = app.getDefaultJsonParser('error', 'ignore');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (nestsDeeperThan(body as string, maxDepth)) {
+    if (tooDeepToParse(body as string, maxDepth)) {
       done(tooDeep(maxDepth), undefined);
       return;
     }
-    parse(request, body as string, done);
+    parse(request, body as string, (error, value) => {
+      if (!error && containersDeeperThan(value, maxDepth)) done(tooDeep(maxDepth), undefined);
+      else done(error, value);
+    });
   });
 }
 
