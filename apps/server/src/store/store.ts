@@ -4,7 +4,7 @@ import type { DirectRun } from './engine/direct-run.js';
 import { createGroupCommit } from './engine/group-commit.js';
 import { openPostgres } from './engine/postgres.js';
 import { createSharedTransactions } from './engine/shared-transactions.js';
-import { openSqlite } from './engine/sqlite.js';
+import { type GroupSync, openSqlite } from './engine/sqlite.js';
 import { createMigrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -61,23 +61,23 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const { db, close } = openPostgres({ ...options, onError });
     return createStore(db, 'postgres', close, undefined, listeners);
   }
-  const { db, close, syncWal, run } = openSqlite({
+  const { db, close, syncWal, run, groupSync } = openSqlite({
     path: options.path,
     onError,
     backgroundCheckpoint: options.backgroundCheckpoint ?? false,
   });
-  return createStore(db, 'sqlite', close, { syncWal, run }, listeners);
+  return createStore(db, 'sqlite', close, { syncWal, run, groupSync }, listeners);
 }
 
 export function createStore(
   db: Kysely<Database>,
   dialect: SqlDialect,
   close: () => Promise<void>,
-  sqlite?: { syncWal(): Promise<void>; run?: DirectRun },
+  sqlite?: { syncWal(): Promise<void>; run?: DirectRun; groupSync: GroupSync },
   errorListeners: Set<(error: unknown) => void> = new Set(),
 ): Store {
   // SQLite: one writer, one disk flush per COMMIT; transactions asked for together commit together.
-  const group = sqlite ? createGroupCommit(db, sqlite.syncWal, sqlite.run) : null;
+  const group = sqlite ? createGroupCommit(db, sqlite.syncWal, sqlite.groupSync, sqlite.run) : null;
   const shared = dialect === 'postgres' ? createSharedTransactions(db) : null;
   const transaction = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
     group ? group.transaction(work) : db.transaction().execute(work);

@@ -65,6 +65,22 @@ describe('group commit (SQLite)', () => {
     expect(rows[0]?.synchronous).toBe(2);
   });
 
+  it('relaxes synchronous to NORMAL inside a group only, the WAL being flushed by the group', async () => {
+    const inside = () =>
+      store.transaction(async (trx) => directRunOf(trx)?.('pragma synchronous', []).rows[0]);
+    // Groups in a row, then a statement outside, then a group again.
+    expect(await inside()).toEqual({ synchronous: 1 });
+    expect(await inside()).toEqual({ synchronous: 1 });
+    const outside = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+    expect(outside.rows[0]?.synchronous).toBe(2);
+    expect(await inside()).toEqual({ synchronous: 1 });
+    // A transaction outside the group commit (Kysely's own) runs with FULL too.
+    const inKyselyTransaction = await store.db
+      .transaction()
+      .execute(async (trx) => (await sql<{ synchronous: number }>`pragma synchronous`.execute(trx)).rows[0]);
+    expect(inKyselyTransaction).toEqual({ synchronous: 2 });
+  });
+
   it("runs a unit's statements straight on the connection only while its group holds it", async () => {
     // Inside a group the connection is SQLite's only one and its units run one after another
     // (direct-run.ts); anywhere else a statement goes through Kysely's executor and its mutex.

@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { coalesced } from './coalesced.js';
 import { type DirectRun, runDirectlyOn } from './direct-run.js';
+import type { GroupSync } from './sqlite.js';
 
 /**
  * Group commit for the embedded store. SQLite has one writer and `synchronous = FULL`
@@ -20,7 +21,7 @@ import { type DirectRun, runDirectlyOn } from './direct-run.js';
  * is written but not flushed) and then the WAL file is flushed with an asynchronous fsync, which
  * is exactly what `synchronous = FULL` does inside COMMIT, only on libuv's thread pool. The next
  * group runs meanwhile, and one flush covers every group committed before it started. Statements
- * outside groups (the connection's default) keep `synchronous = FULL`.
+ * outside groups keep `synchronous = FULL` (sqlite.ts, `GroupSync`).
  *
  * The group starts on `setImmediate`: the requests whose bytes arrived in the same poll phase of the
  * loop have all reached their transaction by then (the store's statements are synchronous, so a
@@ -40,8 +41,6 @@ interface Unit {
 }
 
 // The group's own statements, compiled once: they run several times per event.
-const SYNC_NORMAL = CompiledQuery.raw('pragma synchronous = normal');
-const SYNC_FULL = CompiledQuery.raw('pragma synchronous = full');
 const BEGIN = CompiledQuery.raw('begin immediate');
 const SAVEPOINT = CompiledQuery.raw('savepoint unit');
 const RELEASE = CompiledQuery.raw('release unit');
@@ -55,6 +54,8 @@ const MAX_GROUP = 256;
 export function createGroupCommit(
   db: Kysely<Database>,
   syncWal: () => Promise<void>,
+  /** Relaxes `synchronous` while a group holds the connection (sqlite.ts). */
+  sync: GroupSync,
   /** Runs statements on the connection at once while a group holds it (direct-run.ts). */
   run?: DirectRun,
 ): GroupCommit {
@@ -80,14 +81,11 @@ export function createGroupCommit(
         const execute = (query: CompiledQuery) =>
           run ? run(query.sql, query.parameters) : connection.executeQuery(query);
         try {
-          await execute(SYNC_NORMAL);
-          try {
-            await runUnits(connection, execute);
-          } finally {
-            // Not allowed inside a transaction: runUnits has committed or rolled back by now.
-            await execute(SYNC_FULL);
-          }
+          sync.enter();
+          await runUnits(connection, execute);
         } finally {
+          // runUnits has committed or rolled back by now.
+          sync.leave();
           release();
         }
       });
