@@ -81,11 +81,23 @@ export function hotQuery<P extends Record<string, unknown>, R>(
           throw new Error(`hotQuery: ${slot.name} is undefined: ${template.compiled.sql}`);
         return value;
       });
-      const direct = directRunOf(db);
-      if (direct) return direct(template.compiled.sql, parameters) as QueryResult<R>;
-      return db.executeQuery<R>({ ...template.compiled, parameters } as CompiledQuery<R>);
+      return executeCompiled<R>(db, template.compiled, parameters);
     },
   };
+}
+
+/**
+ * Compiled SQL run with these parameters: on the native connection while a group commit holds
+ * `db` (direct-run.ts), through Kysely's executor otherwise.
+ */
+export async function executeCompiled<R>(
+  db: Kysely<Database>,
+  compiled: CompiledQuery,
+  parameters: readonly unknown[],
+): Promise<QueryResult<R>> {
+  const direct = directRunOf(db);
+  if (direct) return direct(compiled.sql, parameters) as QueryResult<R>;
+  return db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
 }
 
 /**
