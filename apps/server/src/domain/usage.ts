@@ -32,9 +32,18 @@ export function usageMonth(atMs: number): string {
   return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The day `usageDay` named last, and the instants it spans: every webhook asks for today. */
+let lastDay = { from: 0, to: 0, day: '' };
+
 /** @example usageDay(Date.UTC(2026, 10, 20, 13)) // '2026-11-20' */
 export function usageDay(atMs: number): string {
-  return new Date(atMs).toISOString().slice(0, 10);
+  if (atMs >= lastDay.from && atMs < lastDay.to) return lastDay.day;
+  const day = new Date(atMs).toISOString().slice(0, 10);
+  const from = Math.floor(atMs / DAY_MS) * DAY_MS;
+  lastDay = { from, to: from + DAY_MS, day };
+  return day;
 }
 
 /** The days of `month` up to and including `today`'s day (all of them for a past month), oldest first. */
