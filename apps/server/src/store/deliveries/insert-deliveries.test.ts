@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openTempStore } from '../../../test/support/temp-store.js';
 import type { NewDelivery } from '../schema.js';
-import { openStore, type Store } from '../store.js';
+import type { Store } from '../store.js';
 import { insertDeliveries } from './insert-deliveries.js';
 import { newDeliveryRow } from './new-delivery-row.js';
 
@@ -12,17 +10,12 @@ import { newDeliveryRow } from './new-delivery-row.js';
  * `newDeliveryRow`, by Kysely's builder otherwise: both write each value to its own column.
  */
 describe('insertDeliveries', () => {
-  let dir: string;
   let store: Store;
+  let dispose: () => Promise<void>;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'zekt-insert-deliveries-'));
-    store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
-    await store.migrate();
+    ({ store, dispose } = await openTempStore());
   });
-  afterEach(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => dispose());
 
   // Every column a value of its own, so a value bound one place off cannot go unseen.
   const row = (n: number): NewDelivery => ({
