@@ -26,7 +26,7 @@ export async function freePort(): Promise<number> {
 const LOWEST_CHOSEN = 10_000;
 
 /** The first port of Linux's ephemeral range; null elsewhere. */
-function ephemeralRangeStart(): number | null {
+export function ephemeralRangeStart(): number | null {
   try {
     const start = Number(
       readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
