@@ -5,6 +5,7 @@ import {
   buildDispatchBody,
   buildWorkflowInputs,
   type DispatchBody,
+  type JsonText,
   type WorkflowDispatchBody,
 } from '../domain/client-payload.js';
 import type { Clock } from '../domain/clock.js';
@@ -233,7 +234,7 @@ export function createAttempt(options: AttemptOptions): Attempt {
     | {
         target: DispatchDestination;
         call:
-          | { kind: 'repository_dispatch'; body: DispatchBody }
+          | { kind: 'repository_dispatch'; body: JsonText<DispatchBody> }
           | {
               kind: 'workflow_dispatch';
               workflow: string;
@@ -281,7 +282,7 @@ export function createAttempt(options: AttemptOptions): Attempt {
     const built = buildDispatchBody(payload);
     return {
       target,
-      call: { kind: 'repository_dispatch', body: built.body },
+      call: { kind: 'repository_dispatch', body: built.json },
       byReference: built.byReference,
       receivedAt: eventReceivedAt,
     };

@@ -37,6 +37,13 @@ export interface DispatchBody {
 }
 
 /**
+ * A value's JSON text, typed by the value. A dispatch body is serialised once, to be measured
+ * against GitHub's limit, and that text is what is sent: a second `JSON.stringify` of the summary
+ * and the message was a measurable part of each dispatch.
+ */
+export type JsonText<T> = string & { readonly __jsonOf?: T };
+
+/**
  * GitHub's limits on `POST /repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches`: `inputs`
  * has at most 25 top-level properties (10 on GitHub Enterprise Server 3.20 and older) and "the
  * maximum payload for inputs is 65,535 characters".
@@ -76,6 +83,8 @@ export interface BuildDispatchInput {
 
 export interface BuiltDispatch {
   body: DispatchBody;
+  /** `body` as the request sends it; `bytes` is its length in UTF-8. */
+  json: JsonText<DispatchBody>;
   bytes: number;
   byReference: boolean;
 }
@@ -91,11 +100,13 @@ export function byteLength(value: string): number {
  * @example buildDispatchBody({ eventType: 'deployed', …, message: { payload: { version: '1.2.3' } } })
  */
 export function buildDispatchBody(input: BuildDispatchInput): BuiltDispatch {
-  return chooseEnvelope(input, (zekt) => {
+  const built = chooseEnvelope(input, (zekt) => {
     const body: DispatchBody = { event_type: input.eventType, client_payload: { zekt } };
-    const bytes = byteLength(JSON.stringify(body));
-    return { body, bytes, fits: bytes < DISPATCH_BODY_LIMIT_BYTES };
+    const json: JsonText<DispatchBody> = JSON.stringify(body);
+    const bytes = byteLength(json);
+    return { body: { body, json }, bytes, fits: bytes < DISPATCH_BODY_LIMIT_BYTES };
   });
+  return { ...built.body, bytes: built.bytes, byReference: built.byReference };
 }
 
 export interface BuiltWorkflowInputs {

@@ -151,6 +151,18 @@ describe('dispatch bodies', () => {
     expect(over.bytes).toBeLessThan(DISPATCH_BODY_LIMIT_BYTES);
   });
 
+  it('keeps the text it measured: what is sent is the body, and its bytes are the ones counted', () => {
+    for (const message of [
+      { payload: { version: '1.2.3', note: 'é ✓' } },
+      { payload: 'x'.repeat(70_000) },
+      undefined,
+    ]) {
+      const built = buildDispatchBody({ ...base, message });
+      expect(JSON.parse(built.json)).toEqual(built.body);
+      expect(Buffer.byteLength(built.json, 'utf8')).toBe(built.bytes);
+    }
+  });
+
   it('omits payload without a message and carries the token only when given', () => {
     const eventOnly = buildDispatchBody({ ...base, message: undefined });
     expect('payload' in eventOnly.body.client_payload.zekt).toBe(false);

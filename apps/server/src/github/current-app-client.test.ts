@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitHubSimulator } from 'zekt-github-sim';
 import { createTestSimulator } from '../../../../packages/github-sim/test/support/test-simulator.js';
-import type { DispatchBody } from '../domain/client-payload.js';
+import type { DispatchBody, JsonText } from '../domain/client-payload.js';
 import { type ClientCredentials, createCurrentAppClient, SETUP_MODE_MESSAGE } from './current-app-client.js';
 
 /**
@@ -15,10 +15,10 @@ afterEach(async () => {
   sim = undefined;
 });
 
-const body = {
+const body: JsonText<DispatchBody> = JSON.stringify({
   event_type: 'zekt-test',
   client_payload: { zekt: { payload: { n: 1 } } },
-} as unknown as DispatchBody;
+});
 
 /** Credentials as a live cache answers them: `cached` unless asked fresh, then `stored`. */
 function credentialsSource(cached: ClientCredentials | null, stored: ClientCredentials | null) {

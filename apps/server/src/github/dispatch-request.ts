@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { DispatchBody } from '../domain/client-payload.js';
+import type { DispatchBody, JsonText } from '../domain/client-payload.js';
 
 /**
  * The dispatcher's calls to GitHub on kept-alive connections: `POST /repos/{owner}/{repo}/dispatches`,
@@ -25,7 +25,8 @@ export interface DispatchRequester {
     token: string;
     owner: string;
     repo: string;
-    body: DispatchBody;
+    /** Sent as it is (domain/client-payload.ts, `buildDispatchBody`). */
+    body: JsonText<DispatchBody>;
     timeoutMs: number;
   }): Promise<DispatchResponse>;
   /**
@@ -64,15 +65,16 @@ export function createDispatchRequester(options: { apiUrl: string; userAgent: st
   const secure = base.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
-  function request(input: {
+  /** `json`: the request body's JSON text, if it has one. */
+  function call(input: {
     method: 'GET' | 'POST';
     path: string;
     token: string;
-    body?: unknown;
+    json: string | undefined;
     timeoutMs: number;
   }): Promise<DispatchResponse> {
     const url = new URL(input.path, base);
-    const payload = input.body === undefined ? null : Buffer.from(JSON.stringify(input.body));
+    const payload = input.json === undefined ? null : Buffer.from(input.json);
     return new Promise((resolve, reject) => {
       let timedOut = false;
       const req = send(
@@ -126,15 +128,17 @@ export function createDispatchRequester(options: { apiUrl: string; userAgent: st
 
   return {
     post(input) {
-      return request({
+      return call({
         method: 'POST',
         path: `${repositoryPath(input.owner, input.repo)}/dispatches`,
         token: input.token,
-        body: input.body,
+        json: input.body,
         timeoutMs: input.timeoutMs,
       });
     },
-    request,
+    request({ body, ...input }) {
+      return call({ ...input, json: body === undefined ? undefined : JSON.stringify(body) });
+    },
     close() {
       agent.destroy();
     },

@@ -2,6 +2,7 @@ import { App } from '@octokit/app';
 import { Octokit } from '@octokit/core';
 import {
   type DispatchBody,
+  type JsonText,
   refusedRunDetails,
   type WorkflowDispatchBody,
   workflowDispatchBody,
@@ -41,7 +42,8 @@ export interface DispatchInput {
   installationId: number;
   owner: string;
   repo: string;
-  body: DispatchBody;
+  /** The body as `buildDispatchBody` serialised it, sent as it is. */
+  body: JsonText<DispatchBody>;
   timeoutMs: number;
 }
 
