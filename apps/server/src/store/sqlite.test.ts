@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -69,6 +69,38 @@ describe('sqlite store', () => {
         false,
       );
       await other.close();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('journals what a savepoint changes in memory, never in a temporary file', async () => {
+    // Each unit of a group commit runs in a savepoint (engine/group-commit.ts); past 64 KiB,
+    // SQLite's default keeps that journal in a temporary file it writes page by page.
+    const dir = mkdtempSync(join(tmpdir(), 'zekt-sqlite-'));
+    const store = await openStore({ kind: 'sqlite', path: join(dir, 'zekt.db') });
+    const openTemporaryFiles = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return ''; // closed since it was listed
+          }
+        })
+        .filter((target) => target.includes('etilqs_'));
+    try {
+      await sql`create table scratch (id integer primary key, body text)`.execute(store.db);
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000)
+        insert into scratch select i, printf('%.200c', 'a') from n`.execute(store.db);
+      await sql`begin immediate`.execute(store.db);
+      await sql`update scratch set body = body || 'x'`.execute(store.db);
+      await sql`savepoint unit`.execute(store.db);
+      // About 500 KB of pages changed again inside the savepoint: each is journaled first.
+      await sql`update scratch set body = body || 'y'`.execute(store.db);
+      expect(openTemporaryFiles()).toEqual([]);
+      await sql`rollback`.execute(store.db);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
