@@ -126,7 +126,8 @@ export async function receiveAndCountCompletion(
   if (store.dialect === 'postgres') {
     return completionReceived(await batchOf(store).run(receiveParams(run, delivery, event, now)));
   }
-  return store.transaction(async (trx) => {
+  // Its writes are all it does: it may share its group's transaction without a savepoint (store.ts).
+  return store.sharedTransaction(async (trx) => {
     const received = await receiveCompletion(trx, store.dialect, run, delivery, event, now);
     if (received.outcome !== 'received') return received;
     const accountId = received.repository.account_id;

@@ -23,8 +23,9 @@ export interface Store {
    * PostgreSQL the units run interleaved and their shared statements are sent once for all of
    * them (engine/shared-transactions.ts); `work` may then run a second time, alone, so it must have
    * no effect outside the transaction before it resolves, and every row it writes that another
-   * unit may write too must go through a shared statement. On SQLite, the same as `transaction`
-   * (its units share a COMMIT already, one after another).
+   * unit may write too must go through a shared statement. On SQLite its units share a COMMIT
+   * already, one after another; `work` runs there without a savepoint of its own, and may run a
+   * second time if another unit of its group fails (engine/group-commit.ts, `rerunnable`).
    */
   sharedTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   migrate(): Promise<string[]>;
@@ -87,7 +88,8 @@ export function createStore(
     db,
     transaction,
     sharedTransaction(work) {
-      return shared ? shared.transaction(work) : transaction(work);
+      if (shared) return shared.transaction(work);
+      return group ? group.transaction(work, { rerunnable: true }) : transaction(work);
     },
     async migrate() {
       const migrator = new Migrator({ db, provider: createMigrationProvider({ dialect }) });

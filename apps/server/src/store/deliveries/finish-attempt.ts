@@ -27,14 +27,17 @@ export async function finishAttempt(
   const countedAt = input.dispatchCountedAt;
   const alongside = input.alongside;
   if (store.dialect !== 'postgres' || alongside) {
-    return store.transaction(async (trx) => {
+    const work = async (trx: Kysely<Database>) => {
       const updated = await recordLeasedAttempt(trx, input);
       if (updated && countedAt !== undefined) {
         await countUsage(trx, updated.consumer_account_id, 'dispatchApiCalls', countedAt);
       }
       if (updated) await alongside?.(trx);
       return updated !== undefined;
-    });
+    };
+    // Nothing but the transaction's writes: on SQLite it may share its group's transaction without
+    // a savepoint of its own (store.ts). What `alongside` does is the caller's, so it is not assumed.
+    return store.dialect === 'sqlite' && !alongside ? store.sharedTransaction(work) : store.transaction(work);
   }
   if (!finishesTogether(input.update)) return finishAlone(store.db, input);
   return batchOf(store).run(input);

@@ -50,6 +50,55 @@ describe('group commit (SQLite)', () => {
     expect(guids).toEqual(['a', 'c']);
   });
 
+  it('runs shared units without savepoints, and runs the group again without the one that failed', async () => {
+    const runs: string[] = [];
+    const counted = (name: string, work: (trx: Store['db']) => Promise<boolean>) => (trx: Store['db']) => {
+      runs.push(name);
+      return work(trx);
+    };
+    const results = await Promise.allSettled([
+      store.sharedTransaction(counted('a', record('a'))),
+      // A unit of the generic kind, in a savepoint: it runs after the shared ones, once.
+      store.transaction(counted('c', record('c'))),
+      store.sharedTransaction(
+        counted('b', async (trx) => {
+          await record('b')(trx);
+          throw new Error('boom');
+        }),
+      ),
+      store.sharedTransaction(counted('a again', record('a'))),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      true,
+      true,
+      'boom',
+      // Still the first one's duplicate, after the group ran again.
+      false,
+    ]);
+    // 'a' wrote without a savepoint before 'b' failed: the group rolled back, and every unit but
+    // 'b' ran again in the order asked for, each in a savepoint now.
+    expect(runs).toEqual(['a', 'b', 'a', 'c', 'a again']);
+    const guids = (await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute())
+      .map((row) => row.delivery_guid)
+      .sort();
+    expect(guids).toEqual(['a', 'c']);
+  });
+
+  it('runs shared units before the others of their group, and each of them once when none fails', async () => {
+    const runs: string[] = [];
+    const counted = (name: string) => (trx: Store['db']) => {
+      runs.push(name);
+      return record(name)(trx);
+    };
+    const results = await Promise.all([
+      store.transaction(counted('x')),
+      store.sharedTransaction(counted('y')),
+      store.sharedTransaction(counted('z')),
+    ]);
+    expect(results).toEqual([true, true, true]);
+    expect(runs).toEqual(['y', 'z', 'x']);
+  });
+
   it('answers every caller only after its COMMIT, and keeps FULL sync outside groups', async () => {
     const many = await Promise.all(Array.from({ length: 50 }, (_, i) => store.transaction(record(`g${i}`))));
     expect(many.every(Boolean)).toBe(true);

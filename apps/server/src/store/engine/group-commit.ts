@@ -27,18 +27,36 @@ import type { GroupSync } from './sqlite.js';
  * loop have all reached their transaction by then (the store's statements are synchronous, so a
  * group started at once would only ever hold one). Under no load a group is one transaction and
  * waits for nothing.
+ *
+ * A savepoint is not free: SQLite keeps a copy of every page a savepoint changes, to roll back to
+ * (in memory: sqlite.ts). Units that may run twice (`rerunnable`: a shared transaction's, store.ts)
+ * run first, without savepoints; should one of them fail, the group rolls back and runs again,
+ * every unit but that one in a savepoint of its own, and that one's caller gets its error. The
+ * other units run after them, each in a savepoint, as before. Either way the group's units take
+ * effect as if they had run one after another, in that order.
  */
 export interface GroupCommit {
-  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>, options?: UnitOptions): Promise<T>;
   /** Resolves once everything asked for so far is committed (or failed). */
   drain(): Promise<void>;
+}
+
+export interface UnitOptions {
+  /**
+   * `work` has no effect outside the transaction before it resolves, so it may run a second time
+   * after its group rolled back: it runs without a savepoint of its own.
+   */
+  rerunnable?: boolean;
 }
 
 interface Unit {
   work: (trx: Kysely<Database>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  rerunnable: boolean;
 }
+
+type UnitResult = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 // The group's own statements, compiled once: they run several times per event.
 const BEGIN = CompiledQuery.raw('begin immediate');
@@ -47,6 +65,14 @@ const RELEASE = CompiledQuery.raw('release unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to unit');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
+
+async function rollback(execute: (query: CompiledQuery) => unknown): Promise<void> {
+  try {
+    await execute(ROLLBACK);
+  } catch {
+    // The transaction is gone already (SQLite rolls back by itself on some errors).
+  }
+}
 
 /** Units in one transaction at most: bounds how long one COMMIT holds the writer. */
 const MAX_GROUP = 256;
@@ -74,7 +100,7 @@ export function createGroupCommit(
   }
 
   async function runGroup(group: Unit[]): Promise<void> {
-    const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const results = new Map<Unit, UnitResult>();
     try {
       await db.connection().execute(async (connection) => {
         const release = run ? runDirectlyOn(connection, run) : () => false;
@@ -98,8 +124,8 @@ export function createGroupCommit(
     const settled: Promise<void> = durable()
       .then(
         () =>
-          group.forEach((unit, i) => {
-            const result = results[i];
+          group.forEach((unit) => {
+            const result = results.get(unit);
             if (result?.ok) unit.resolve(result.value);
             else unit.reject(result?.error);
           }),
@@ -117,29 +143,64 @@ export function createGroupCommit(
       await execute(BEGIN);
       try {
         if (group.length === 1) {
-          results.push({ ok: true, value: await (group[0] as Unit).work(connection) });
+          const unit = group[0] as Unit;
+          results.set(unit, { ok: true, value: await unit.work(connection) });
         } else {
-          for (const unit of group) {
-            await execute(SAVEPOINT);
-            try {
-              const value = await unit.work(connection);
-              await execute(RELEASE);
-              results.push({ ok: true, value });
-            } catch (error) {
-              await execute(ROLLBACK_TO);
-              await execute(RELEASE);
-              results.push({ ok: false, error });
-            }
+          const failed = await withoutSavepoints(
+            connection,
+            group.filter((unit) => unit.rerunnable),
+          );
+          if (failed) {
+            await rollback(execute);
+            await execute(BEGIN);
           }
+          // After a failure, every unit but that one, again: the first run's writes are rolled
+          // back. Else the units that need a savepoint.
+          await inSavepoints(
+            connection,
+            execute,
+            group.filter((unit) => (failed ? unit !== failed : !unit.rerunnable)),
+          );
         }
         await execute(COMMIT);
       } catch (error) {
-        try {
-          await execute(ROLLBACK);
-        } catch {
-          // The transaction is gone already (SQLite rolls back by itself on some errors).
-        }
+        await rollback(execute);
         throw error;
+      }
+    }
+
+    /** Runs `units` one after another; stops at the first that fails and returns it. */
+    async function withoutSavepoints(
+      connection: Kysely<Database>,
+      units: readonly Unit[],
+    ): Promise<Unit | undefined> {
+      for (const unit of units) {
+        try {
+          results.set(unit, { ok: true, value: await unit.work(connection) });
+        } catch (error) {
+          results.set(unit, { ok: false, error });
+          return unit;
+        }
+      }
+      return undefined;
+    }
+
+    async function inSavepoints(
+      connection: Kysely<Database>,
+      execute: (query: CompiledQuery) => unknown,
+      units: readonly Unit[],
+    ): Promise<void> {
+      for (const unit of units) {
+        await execute(SAVEPOINT);
+        try {
+          const value = await unit.work(connection);
+          await execute(RELEASE);
+          results.set(unit, { ok: true, value });
+        } catch (error) {
+          await execute(ROLLBACK_TO);
+          await execute(RELEASE);
+          results.set(unit, { ok: false, error });
+        }
       }
     }
   }
@@ -154,9 +215,14 @@ export function createGroupCommit(
   }
 
   return {
-    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    transaction<T>(work: (trx: Kysely<Database>) => Promise<T>, options: UnitOptions = {}): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({
+          work,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+          rerunnable: options.rerunnable ?? false,
+        });
         schedule();
       });
     },
