@@ -26,6 +26,10 @@ describe('group commit (SQLite)', () => {
 
   const record = (guid: string) => (trx: Store['db']) =>
     recordWebhookDelivery(trx, { guid, event: 'x', hookId: null }, 1);
+  const storedGuids = async () =>
+    (await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute())
+      .map((row) => row.delivery_guid)
+      .sort();
 
   it('rolls back only the transaction that failed; the others of its group commit', async () => {
     const results = await Promise.allSettled([
@@ -44,10 +48,7 @@ describe('group commit (SQLite)', () => {
       true,
       false,
     ]);
-    const guids = (await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute())
-      .map((row) => row.delivery_guid)
-      .sort();
-    expect(guids).toEqual(['a', 'c']);
+    expect(await storedGuids()).toEqual(['a', 'c']);
   });
 
   it('runs shared units without savepoints, and runs the group again without the one that failed', async () => {
@@ -78,10 +79,7 @@ describe('group commit (SQLite)', () => {
     // 'a' wrote without a savepoint before 'b' failed: the group rolled back, and every unit but
     // 'b' ran again in the order asked for, each in a savepoint now.
     expect(runs).toEqual(['a', 'b', 'a', 'c', 'a again']);
-    const guids = (await store.db.selectFrom('webhook_receipts').select('delivery_guid').execute())
-      .map((row) => row.delivery_guid)
-      .sort();
-    expect(guids).toEqual(['a', 'c']);
+    expect(await storedGuids()).toEqual(['a', 'c']);
   });
 
   it('runs shared units before the others of their group, and each of them once when none fails', async () => {
