@@ -44,12 +44,13 @@ export function openSqlite(options: SqliteOptions): {
   // Another process (the CLI creating a token while the server runs) may hold the write lock briefly.
   native.pragma('busy_timeout = 5000');
   // Statement journals in memory. A savepoint keeps the pages it changes as they were, to roll
-  // back to them: every unit of a group commit runs in one (group-commit.ts), and past 64 KiB a
-  // transaction's statement journal went to a temporary file, one `pwrite` per page and one per
-  // page number. Under `zekt bench` that was four pages journaled for each page the WAL got, and
-  // a quarter of the durable path's SQL time (docs/performance.md). What it holds is bounded by
-  // the pages one transaction changes: a group of webhooks, a retention batch; the migrations run
-  // without a transaction on SQLite. (It also keeps TEMP tables in memory; the store has none.)
+  // back to them (the group commit's units that may not run twice each run in one:
+  // group-commit.ts), and past 64 KiB a transaction's statement journal went to a temporary file,
+  // one `pwrite` per page and one per page number. Under `zekt bench`, while every unit still ran
+  // in a savepoint, that was more than four pages journaled for each page the WAL got, and three
+  // tenths of the durable path's SQL time (docs/performance.md). What it holds is bounded by the
+  // pages one transaction changes: a group of units, a retention batch; the migrations run without
+  // a transaction on SQLite. (It also keeps TEMP tables in memory; the store has none.)
   native.pragma('temp_store = memory');
   let checkpointer: WalCheckpointer | null = null;
   if (options.backgroundCheckpoint) {
