@@ -25,20 +25,25 @@ export async function finishAttempt(
   },
 ): Promise<boolean> {
   const countedAt = input.dispatchCountedAt;
+  const record = async (trx: Kysely<Database>) => {
+    const updated = await recordLeasedAttempt(trx, input);
+    if (updated && countedAt !== undefined) {
+      await countUsage(trx, updated.consumer_account_id, 'dispatchApiCalls', countedAt);
+    }
+    return updated !== undefined;
+  };
   const alongside = input.alongside;
-  if (store.dialect !== 'postgres' || alongside) {
-    const work = async (trx: Kysely<Database>) => {
-      const updated = await recordLeasedAttempt(trx, input);
-      if (updated && countedAt !== undefined) {
-        await countUsage(trx, updated.consumer_account_id, 'dispatchApiCalls', countedAt);
-      }
-      if (updated) await alongside?.(trx);
-      return updated !== undefined;
-    };
-    // Nothing but the transaction's writes: on SQLite it may share its group's transaction without
-    // a savepoint of its own (store.ts). What `alongside` does is the caller's, so it is not assumed.
-    return store.dialect === 'sqlite' && !alongside ? store.sharedTransaction(work) : store.transaction(work);
+  if (alongside) {
+    // What `alongside` does is the caller's, so it may not run twice: a transaction of its own.
+    return store.transaction(async (trx) => {
+      const recorded = await record(trx);
+      if (recorded) await alongside(trx);
+      return recorded;
+    });
   }
+  // Nothing but the transaction's writes: on SQLite it may share its group's transaction without
+  // a savepoint of its own (store.ts).
+  if (store.dialect === 'sqlite') return store.sharedTransaction(record);
   if (!finishesTogether(input.update)) return finishAlone(store.db, input);
   return batchOf(store).run(input);
 }

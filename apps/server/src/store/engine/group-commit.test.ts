@@ -31,6 +31,15 @@ describe('group commit (SQLite)', () => {
       .map((row) => row.delivery_guid)
       .sort();
 
+  /** Wraps a unit so that `runs` records each time the group runs it, in order. */
+  const countedIn =
+    (runs: string[]) =>
+    (name: string, work: (trx: Store['db']) => Promise<boolean>) =>
+    (trx: Store['db']) => {
+      runs.push(name);
+      return work(trx);
+    };
+
   it('rolls back only the transaction that failed; the others of its group commit', async () => {
     const results = await Promise.allSettled([
       store.transaction(record('a')),
@@ -53,10 +62,7 @@ describe('group commit (SQLite)', () => {
 
   it('runs shared units without savepoints, and runs the group again without the one that failed', async () => {
     const runs: string[] = [];
-    const counted = (name: string, work: (trx: Store['db']) => Promise<boolean>) => (trx: Store['db']) => {
-      runs.push(name);
-      return work(trx);
-    };
+    const counted = countedIn(runs);
     const results = await Promise.allSettled([
       store.sharedTransaction(counted('a', record('a'))),
       // A unit of the generic kind, in a savepoint: it runs after the shared ones, once.
@@ -84,14 +90,11 @@ describe('group commit (SQLite)', () => {
 
   it('runs shared units before the others of their group, and each of them once when none fails', async () => {
     const runs: string[] = [];
-    const counted = (name: string) => (trx: Store['db']) => {
-      runs.push(name);
-      return record(name)(trx);
-    };
+    const counted = countedIn(runs);
     const results = await Promise.all([
-      store.transaction(counted('x')),
-      store.sharedTransaction(counted('y')),
-      store.sharedTransaction(counted('z')),
+      store.transaction(counted('x', record('x'))),
+      store.sharedTransaction(counted('y', record('y'))),
+      store.sharedTransaction(counted('z', record('z'))),
     ]);
     expect(results).toEqual([true, true, true]);
     expect(runs).toEqual(['y', 'z', 'x']);
