@@ -15,8 +15,9 @@ import type { Kysely } from 'kysely';
  *   state. Kept over every delivery: made partial (pending ones only), PostgreSQL's crash-recovery
  *   suite saw a delivery claimed once more than it should be after its worker died, which is not
  *   understood yet; until it is, the queue keeps the index it was proven with.
- *   (On 30 November the partial index, `git revert d004bd2` on that day's code, passed the
- *   scale-out suite, `test/postgres/scale-out.test.ts`, five times of five: the failure is not
+ *   (On 30 November the partial index, `git revert d004bd2` on that day's code, passed on
+ *   PostgreSQL `test/crash-recovery.test.ts` seven times of seven, `test/crash-ledger.test.ts`
+ *   four of four and `test/postgres/scale-out.test.ts` five of five: the failure is not
  *   reproduced, and not explained either. What it would buy is small: one index entry of ~26 per
  *   event, docs/performance.md, *Durable delivery on PostgreSQL*.)
  * - `deliveries_subscription_dispatched` (subscription_id, dispatched_at): health, recovery windows,
