@@ -317,6 +317,9 @@ export interface ZektTargetOptions {
   /** Extra settings of the zekt processes. */
   env?: Record<string, string>;
   execArgv?: string[];
+  /** The first process runs under this command (server-process.ts), and may take this long to start. */
+  wrapper?: readonly string[];
+  startTimeoutMs?: number;
 }
 
 /**
@@ -355,6 +358,8 @@ export async function startZekt(options: ZektTargetOptions): Promise<ZektTarget>
         role: options.role ?? 'all',
         readRequestLog: false,
         ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+        ...(options.wrapper ? { wrapper: options.wrapper } : {}),
+        ...(options.startTimeoutMs ? { startTimeoutMs: options.startTimeoutMs } : {}),
       }),
     );
     const world = await installApp(simulator, options.consumers);

@@ -27,14 +27,25 @@ export async function startServerProcess(input: {
   role?: 'api' | 'worker' | 'all';
   /** Node options of the child, e.g. `--cpu-prof` to profile it under load. */
   execArgv?: string[];
+  /**
+   * A command the child runs under, with its arguments: `['valgrind', '--tool=callgrind', …]`
+   * starts `valgrind … node …` (instruction-count.ts).
+   */
+  wrapper?: readonly string[];
   /** False: the request log is not read (stdout goes nowhere), for loads where reading it would cost the bench. */
   readRequestLog?: boolean;
 }): Promise<ServerProcess> {
   const readLog = input.readRequestLog ?? true;
   const child = stopWithBench(
     spawn(
-      process.execPath,
-      [...(input.execArgv ?? []), input.cli, 'serve', ...(input.role ? ['--role', input.role] : [])],
+      input.wrapper?.[0] ?? process.execPath,
+      [
+        ...(input.wrapper ? [...input.wrapper.slice(1), process.execPath] : []),
+        ...(input.execArgv ?? []),
+        input.cli,
+        'serve',
+        ...(input.role ? ['--role', input.role] : []),
+      ],
       {
         env: input.env as NodeJS.ProcessEnv,
         stdio: ['ignore', readLog ? 'pipe' : 'ignore', 'pipe'],
