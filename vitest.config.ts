@@ -37,6 +37,7 @@ const e2eSuites = [
   'bench/test/bench.test.ts',
   'bench/test/compare.test.ts',
   'bench/test/stopped-bench.test.ts',
+  'bench/test/server-wrapper.test.ts',
   'apps/server/test/cli.test.ts',
   'apps/server/test/dev-demo.test.ts',
   'apps/server/test/doctor.test.ts',
