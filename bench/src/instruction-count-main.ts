@@ -1,18 +1,19 @@
 import { parseArgs } from 'node:util';
 import { formatInstructionCount, runInstructionCount } from './instruction-count.js';
 
-// `npm run instructions -w bench -- [--events N] [--warm-up N] [--database-url URL]`: instruction-count.ts.
+// instruction-count.ts says what is counted and what is not.
 const USAGE =
-  'usage: npm run instructions -w bench -- [--events 200] [--warm-up 3000] [--database-url postgres://…]';
+  'usage: npm run instructions -w bench -- [--events 200] [--warm-up 3000] [--database-url postgres://…] [--keep-dumps DIR]';
 
 async function main(): Promise<void> {
-  let values: { events?: string; 'warm-up'?: string; 'database-url'?: string };
+  let values: { events?: string; 'warm-up'?: string; 'database-url'?: string; 'keep-dumps'?: string };
   try {
     ({ values } = parseArgs({
       options: {
         events: { type: 'string' },
         'warm-up': { type: 'string' },
         'database-url': { type: 'string' },
+        'keep-dumps': { type: 'string' },
       },
     }));
   } catch (error) {
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     events: count('events', 200),
     warmUp: count('warm-up', 3000),
     databaseUrl: values['database-url'],
+    keepDumpsIn: values['keep-dumps'],
     progress: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatInstructionCount(result)}\n`);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +32,11 @@ export interface InstructionCountOptions {
   warmUp: number;
   /** A throwaway PostgreSQL database; unset: SQLite. */
   databaseUrl?: string | undefined;
+  /**
+   * A directory to write callgrind's dumps to and leave them in, for `callgrind_annotate` to say
+   * where the counted instructions went; unset: a temporary directory, removed after the count.
+   */
+  keepDumpsIn?: string | undefined;
   progress?: (line: string) => void;
 }
 
@@ -57,7 +62,8 @@ const SETTLE_MS = 10 * 60_000;
 export async function runInstructionCount(options: InstructionCountOptions): Promise<InstructionCount> {
   const progress = options.progress ?? (() => {});
   await requireCallgrind();
-  const outDir = mkdtempSync(join(tmpdir(), 'zekt-callgrind-'));
+  const outDir = options.keepDumpsIn ?? mkdtempSync(join(tmpdir(), 'zekt-callgrind-'));
+  if (options.keepDumpsIn) mkdirSync(outDir, { recursive: true });
   let target: ZektTarget | undefined;
   try {
     progress('starting zekt serve under callgrind (a minute or two)…');
@@ -92,7 +98,10 @@ export async function runInstructionCount(options: InstructionCountOptions): Pro
     progress(`counting ${options.events} webhooks, one at a time…`);
     await settledLoad(target, options.events, 1);
     await control('-d');
-    const dumps = readdirSync(outDir).filter((name) => /^callgrind\.out\.\d+\.1-\d+$/.test(name));
+    // This process's dump of the counted window (a kept directory may hold earlier counts' dumps).
+    const dumps = readdirSync(outDir).filter((name) =>
+      new RegExp(`^callgrind\\.out\\.${pid}\\.1-\\d+$`).test(name),
+    );
     const totals = dumps.map((name) => ({
       thread: Number(name.slice(name.lastIndexOf('-') + 1)),
       instructions: callgrindTotal(readFileSync(join(outDir, name), 'utf8')),
@@ -108,7 +117,7 @@ export async function runInstructionCount(options: InstructionCountOptions): Pro
     };
   } finally {
     await target?.stop();
-    rmSync(outDir, { recursive: true, force: true });
+    if (!options.keepDumpsIn) rmSync(outDir, { recursive: true, force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitHubSimulator } from 'zekt-github-sim';
 import { createTestSimulator } from '../../../../packages/github-sim/test/support/test-simulator.js';
@@ -58,6 +59,53 @@ describe('the current App’s client', () => {
     expect(result.ok).toBe(true);
     expect(source.asked).toEqual([false, true]);
     expect(sim.dispatches({ repository: 'globex/app' })).toHaveLength(1);
+  });
+
+  it('keeps one client, and its installation token, while the credentials stay the same', async () => {
+    sim = await createTestSimulator();
+    const { installation } = await sim.createInstallation({
+      account: { login: 'globex' },
+      repositories: ['app'],
+    });
+    const app: ClientCredentials = {
+      appId: sim.app.id,
+      privateKey: sim.app.privateKeyPem,
+      clientId: null,
+      clientSecret: null,
+    };
+    let answer: ClientCredentials = app;
+    const client = createCurrentAppClient({ credentials: async () => answer, apiUrl: sim.apiUrl });
+    const dispatch = async () =>
+      (
+        await client.dispatch({
+          installationId: installation.id,
+          owner: 'globex',
+          repo: 'app',
+          body,
+          timeoutMs: 5_000,
+        })
+      ).ok;
+    const tokensIssued = () =>
+      sim?.journal().filter((entry) => entry.method === 'POST' && entry.path.endsWith('/access_tokens'))
+        .length;
+
+    expect(await dispatch()).toBe(true);
+    expect(await dispatch()).toBe(true);
+    // A copy with the same App and key (a process re-reading the store) is the same App.
+    answer = { ...app };
+    expect(await dispatch()).toBe(true);
+    expect(tokensIssued()).toBe(1);
+    // Another key is another client: it asks for a token of its own (and is refused: the
+    // simulator's App has the first key).
+    answer = {
+      ...app,
+      privateKey: generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs1', format: 'pem' })
+        .toString(),
+    };
+    expect(await dispatch()).toBe(false);
+    expect(tokensIssued()).toBe(2);
+    expect(sim.dispatches({ repository: 'globex/app' })).toHaveLength(3);
   });
 
   it('fails a delivery’s call as setup mode only when the fresh answer has no App either', async () => {
