@@ -98,12 +98,8 @@ export async function runInstructionCount(options: InstructionCountOptions): Pro
     progress(`counting ${options.events} webhooks, one at a time…`);
     await settledLoad(target, options.events, 1);
     await control('-d');
-    // This process's dump of the counted window (a kept directory may hold earlier counts' dumps).
-    const dumps = readdirSync(outDir).filter((name) =>
-      new RegExp(`^callgrind\\.out\\.${pid}\\.1-\\d+$`).test(name),
-    );
-    const totals = dumps.map((name) => ({
-      thread: Number(name.slice(name.lastIndexOf('-') + 1)),
+    const totals = countedDumps(readdirSync(outDir), pid).map(({ name, thread }) => ({
+      thread,
       instructions: callgrindTotal(readFileSync(join(outDir, name), 'utf8')),
     }));
     const main = totals.find((t) => t.thread === 1);
@@ -140,6 +136,21 @@ async function requireCallgrind(): Promise<void> {
       'valgrind and callgrind_control are needed (Debian and Ubuntu: apt-get install valgrind)',
     );
   }
+}
+
+/**
+ * The dumps of the counted window among a directory's files, with their threads: the first dump
+ * (`-d`) of process `pid`, one file per thread (`callgrind.out.<pid>.1-<thread>`). The final
+ * dumps written when the process ends, and a kept directory's dumps of earlier counts, are not.
+ *
+ * @example countedDumps(['callgrind.out.7.1-01', 'callgrind.out.7-01'], 7) // [{ name: 'callgrind.out.7.1-01', thread: 1 }]
+ */
+export function countedDumps(names: readonly string[], pid: number): Array<{ name: string; thread: number }> {
+  const pattern = new RegExp(`^callgrind\\.out\\.${pid}\\.1-(\\d+)$`);
+  return names.flatMap((name) => {
+    const match = pattern.exec(name);
+    return match ? [{ name, thread: Number(match[1]) }] : [];
+  });
 }
 
 /**
