@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FAST_CONSUMER, startZekt } from '../src/comparison-targets.js';
 
-// The option `npm run instructions -w bench` starts zekt serve under valgrind with
-// (src/instruction-count.ts).
+// The `wrapper` option of a Zekt target: `npm run instructions -w bench` starts zekt serve under
+// valgrind with it (src/instruction-count.ts).
 describe('a Zekt target under a wrapper command', () => {
   it('runs zekt serve under the wrapper, which passes it on', { timeout: 60_000 }, async () => {
     // `env NAME=value node …` is the smallest wrapper there is: what it sets shows it ran.
