@@ -33,21 +33,28 @@ function credentialsSource(cached: ClientCredentials | null, stored: ClientCrede
   };
 }
 
+/** A simulator (closed after the test) with an installation on globex/app, and its App’s credentials. */
+async function simulatedApp() {
+  const simulator = await createTestSimulator();
+  sim = simulator;
+  const { installation } = await simulator.createInstallation({
+    account: { login: 'globex' },
+    repositories: ['app'],
+  });
+  const app: ClientCredentials = {
+    appId: simulator.app.id,
+    privateKey: simulator.app.privateKeyPem,
+    clientId: null,
+    clientSecret: null,
+  };
+  return { simulator, installation, app };
+}
+
 describe('the current App’s client', () => {
   it('dispatches as an App registered since the cached setup-mode answer, asking fresh once', async () => {
-    sim = await createTestSimulator();
-    const { installation } = await sim.createInstallation({
-      account: { login: 'globex' },
-      repositories: ['app'],
-    });
-    const app: ClientCredentials = {
-      appId: sim.app.id,
-      privateKey: sim.app.privateKeyPem,
-      clientId: null,
-      clientSecret: null,
-    };
+    const { simulator, installation, app } = await simulatedApp();
     const source = credentialsSource(null, app);
-    const client = createCurrentAppClient({ credentials: source.credentials, apiUrl: sim.apiUrl });
+    const client = createCurrentAppClient({ credentials: source.credentials, apiUrl: simulator.apiUrl });
 
     const result = await client.dispatch({
       installationId: installation.id,
@@ -58,23 +65,13 @@ describe('the current App’s client', () => {
     });
     expect(result.ok).toBe(true);
     expect(source.asked).toEqual([false, true]);
-    expect(sim.dispatches({ repository: 'globex/app' })).toHaveLength(1);
+    expect(simulator.dispatches({ repository: 'globex/app' })).toHaveLength(1);
   });
 
   it('keeps one client, and its installation token, while the credentials stay the same', async () => {
-    sim = await createTestSimulator();
-    const { installation } = await sim.createInstallation({
-      account: { login: 'globex' },
-      repositories: ['app'],
-    });
-    const app: ClientCredentials = {
-      appId: sim.app.id,
-      privateKey: sim.app.privateKeyPem,
-      clientId: null,
-      clientSecret: null,
-    };
+    const { simulator, installation, app } = await simulatedApp();
     let answer: ClientCredentials = app;
-    const client = createCurrentAppClient({ credentials: async () => answer, apiUrl: sim.apiUrl });
+    const client = createCurrentAppClient({ credentials: async () => answer, apiUrl: simulator.apiUrl });
     const dispatch = async () =>
       (
         await client.dispatch({
@@ -86,7 +83,7 @@ describe('the current App’s client', () => {
         })
       ).ok;
     const tokensIssued = () =>
-      sim?.journal().filter((entry) => entry.method === 'POST' && entry.path.endsWith('/access_tokens'))
+      simulator.journal().filter((entry) => entry.method === 'POST' && entry.path.endsWith('/access_tokens'))
         .length;
 
     expect(await dispatch()).toBe(true);
@@ -105,7 +102,7 @@ describe('the current App’s client', () => {
     };
     expect(await dispatch()).toBe(false);
     expect(tokensIssued()).toBe(2);
-    expect(sim.dispatches({ repository: 'globex/app' })).toHaveLength(3);
+    expect(simulator.dispatches({ repository: 'globex/app' })).toHaveLength(3);
   });
 
   it('fails a delivery’s call as setup mode only when the fresh answer has no App either', async () => {
