@@ -33,7 +33,8 @@ export function createCurrentAppClient(options: {
     const credentials = await options.credentials(fresh ? { fresh } : undefined);
     if (credentials === null) return null;
     // The caller hands out the same object while the credentials stay the same: every dispatch
-    // asks, and hashing the private key for each one was 1.6 % of a webhook's instructions.
+    // asks, and hashing the private key for each one was 1.6 % of a webhook's instructions (under
+    // valgrind, docs/performance.md).
     if (current?.credentials === credentials) return current.client;
     const key = `${credentials.appId}:${fingerprint(credentials.privateKey)}`;
     if (current?.key !== key) {
